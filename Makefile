@@ -1,0 +1,48 @@
+# Two commands: `make run` (set up, build the sample index, serve on 127.0.0.1:7860) and
+# `make test` (set up, then the whole suite). Everything installs from the package registries.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+export GRADIO_ANALYTICS_ENABLED := False
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: run test test-all bench setup setup-dev index browser clean
+
+$(VENV)/.runtime: requirements.txt constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --disable-pip-version-check -q -r requirements.txt -c constraints.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PIP) install --disable-pip-version-check -q -r requirements-dev.txt -c constraints.txt
+	touch $@
+
+setup: $(VENV)/.runtime
+
+setup-dev: $(VENV)/.dev
+
+# Incremental: unchanged course files are skipped, so this is quick after the first run.
+index: setup
+	$(PY) build_weaviate_index.py --no-progress
+
+run: index
+	$(PY) app.py
+
+browser:
+	bash scripts/ensure_chromium.sh
+
+test: setup-dev browser
+	$(PY) -m pytest
+
+# The full-size load test and other slow suites are also in `make test`; this adds the
+# long variants that are flagged off by default.
+test-all: setup-dev browser
+	FULL_LOAD_TEST=1 $(PY) -m pytest
+
+bench: setup-dev
+	$(PY) -m bench.run
+
+clean:
+	rm -rf data .pytest_cache

@@ -1,0 +1,95 @@
+"""A searchable set of chunks: a FAISS inner-product index beside a BM25 index.
+
+Both the session pool (uploads) and the local course store keep one of these in memory.
+It is extended in place when chunks are added and rebuilt only when chunks are removed; a
+query only reads it. `builds` and `extends` count that work so tests can prove a query never
+rebuilds anything.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+import faiss
+import numpy as np
+
+from courserag.lexical import BM25Index
+from courserag.records import Chunk, ScoredChunk
+
+
+class ChunkIndex:
+    """Chunks with their vectors and lexical tokens, searchable both ways."""
+
+    def __init__(self, dim: int, store_name: str):
+        self.dim = dim
+        self.store_name = store_name
+        self.builds = 0
+        self.extends = 0
+        self._lock = threading.RLock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.chunks: list[Chunk] = []
+        self.tokens: list[list[str]] = []
+        self._vectors = np.zeros((0, self.dim), dtype=np.float32)
+        self._faiss = faiss.IndexFlatIP(self.dim)
+        self._bm25 = BM25Index()
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors
+
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]]) -> None:
+        """Append chunks (same order as their vectors and tokens) without touching the rest."""
+        if not chunks:
+            return
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
+        with self._lock:
+            self.chunks.extend(chunks)
+            self.tokens.extend(list(t) for t in tokens)
+            self._vectors = np.vstack([self._vectors, vectors])
+            self._faiss.add(vectors)
+            self._bm25.add(tokens)
+            self.extends += 1
+
+    def rebuild(self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]]) -> None:
+        """Replace everything (used when chunks are removed): no re-embedding, just re-indexing."""
+        with self._lock:
+            self._reset()
+            self.builds += 1
+            if chunks:
+                vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
+                self.chunks = list(chunks)
+                self.tokens = [list(t) for t in tokens]
+                self._vectors = vectors
+                self._faiss.add(vectors)
+                self._bm25 = BM25Index(self.tokens)
+
+    def keep(self, predicate) -> None:
+        """Rebuild with only the chunks for which `predicate(chunk)` is true."""
+        with self._lock:
+            keep = [i for i, c in enumerate(self.chunks) if predicate(c)]
+            self.rebuild([self.chunks[i] for i in keep], self._vectors[keep], [self.tokens[i] for i in keep])
+
+    def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
+        with self._lock:
+            if not self.chunks or k <= 0:
+                return []
+            query = np.ascontiguousarray(vector, dtype=np.float32).reshape(1, self.dim)
+            scores, ids = self._faiss.search(query, min(k, len(self.chunks)))
+            return [
+                ScoredChunk(self.chunks[i], vector=float(s), score=float(s), store=self.store_name, signals=("vector",))
+                for s, i in zip(scores[0], ids[0])
+                if i >= 0
+            ]
+
+    def lexical_search(self, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
+        with self._lock:
+            return [
+                ScoredChunk(self.chunks[i], lexical=s, score=s, store=self.store_name, signals=("lexical",))
+                for i, s in self._bm25.search(tokens, k)
+            ]

@@ -1,0 +1,176 @@
+"""Command line: `python rag_engine.py ask ...` and `python build_weaviate_index.py ...`.
+
+Both run the same engine and builder as the UI. Errors a user can fix are printed as one
+line on stderr with a non-zero exit status, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Sequence
+
+from courserag.errors import CourseRagError
+
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for name in ("httpx", "sentence_transformers", "transformers", "jieba", "urllib3"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _fail(message: str, code: int = EXIT_INPUT) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _print_human(result) -> None:
+    print(result.answer)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if result.items:
+        print("\nSources:")
+        from courserag.packing import format_citation_line
+
+        for item in result.items:
+            print("  " + format_citation_line(item))
+
+
+def _ask_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rag_engine.py", description="Ask the course assistant from the command line.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ask = sub.add_parser("ask", help="answer a question (or a batch) with citations")
+    ask.add_argument("question", nargs="?", help="the question (omit with --batch)")
+    ask.add_argument("--course", help="course id from course_directory.yaml")
+    ask.add_argument("--upload", action="append", default=[], metavar="FILE", help="a file of your own notes (repeatable)")
+    ask.add_argument("--scope", choices=("both", "course", "notes"), default="both")
+    ask.add_argument("--json", action="store_true", help="print one JSON object per result")
+    ask.add_argument("--batch", metavar="FILE.jsonl", help='one {"question", "course"} object a line')
+    return parser
+
+
+def ask_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `rag_engine.py`."""
+    _quiet_libraries()
+    args = _ask_parser().parse_args(argv)
+    if not args.batch and not args.question:
+        return _fail("give a question, or --batch FILE.jsonl", EXIT_USAGE)
+    if not args.batch and not args.course:
+        return _fail("--course is required (see course_directory.yaml for the ids)", EXIT_USAGE)
+    try:
+        from courserag.engine import RagEngine
+        from courserag.settings import Settings
+
+        engine = RagEngine.from_settings(Settings.from_env())
+        if args.course:
+            engine.directory.get(args.course)
+        session_id = f"cli-{uuid.uuid4().hex}"
+        for upload in args.upload:
+            path = Path(upload)
+            if not path.is_file():
+                return _fail(f"upload not found: {upload}")
+            result = engine.add_upload(session_id, path)
+            if not result.ok:
+                return _fail(result.error)
+            print(result.message, file=sys.stderr)
+        if args.batch:
+            return _run_batch(engine, Path(args.batch), args.course, session_id, args.scope)
+        result = engine.ask(args.course, args.question, session_id, args.scope)
+    except CourseRagError as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        _print_human(result)
+    return 0
+
+
+def _run_batch(engine, path: Path, default_course: str | None, session_id: str, scope: str) -> int:
+    """One JSON result a line; a bad line gets an {"error": ...} line and the batch goes on."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        return _fail(f"cannot read {path}: {exc.strerror}")
+    failures = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            question = record["question"]
+            course = record.get("course") or default_course
+            if not course:
+                raise CourseRagError("no course given on this line and no --course")
+            output = engine.ask(course, question, session_id, record.get("scope", scope)).to_json()
+            output["question"] = question
+        except (ValueError, KeyError, TypeError) as exc:
+            failures += 1
+            output = {"line": number, "error": f"line {number} is not a {{question, course}} object ({type(exc).__name__})"}
+        except CourseRagError as exc:
+            failures += 1
+            output = {"line": number, "error": str(exc)}
+        print(json.dumps(output, ensure_ascii=False), flush=True)
+    return 0 if failures == 0 else EXIT_INPUT
+
+
+def build_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `build_weaviate_index.py`."""
+    _quiet_libraries()
+    parser = argparse.ArgumentParser(prog="build_weaviate_index.py", description="Build or update course indexes.")
+    parser.add_argument("--course", action="append", help="course id (repeatable); default: every course")
+    parser.add_argument("--rebuild", action="store_true", help="drop the course's index and start over")
+    parser.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    parser.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        from tqdm import tqdm
+
+        from courserag.courses import load_course_directory
+        from courserag.embedding import get_embedder
+        from courserag.indexer import build_course
+        from courserag.settings import Settings
+        from courserag.stores import build_store
+
+        settings = Settings.from_env()
+        directory = load_course_directory(settings.course_directory)
+        courses = [directory.get(cid) for cid in args.course] if args.course else list(directory.courses)
+        embedder = get_embedder(settings.embedding_model)
+        store, _ = build_store(settings, embedder.dim)
+        summaries = []
+        for course in courses:
+            bar = None if args.no_progress else tqdm(total=0, desc=course.id, unit="file", file=sys.stderr)
+
+            def progress(done: int, total: int, name: str, bar=bar) -> None:
+                if bar is not None:
+                    bar.total = total
+                    bar.set_postfix_str(name[-40:], refresh=False)
+                    bar.update(done - bar.n)
+
+            summary = build_course(course, store, embedder, settings, args.rebuild, args.dry_run, progress)
+            if bar is not None:
+                bar.close()
+            summaries.append(summary)
+            if not args.json:
+                print(("[dry run] " if args.dry_run else "") + summary.text())
+                for source, action in summary.planned:
+                    print(f"  would {action}: {source}")
+        if args.json:
+            print(json.dumps([s.to_dict() for s in summaries], ensure_ascii=False, indent=2))
+    except CourseRagError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    finally:
+        close = getattr(locals().get("store"), "close", None)
+        if callable(close):
+            close()
+    return 0

@@ -1,0 +1,159 @@
+"""One frozen settings object, read once from the environment and passed down.
+
+Secrets (LLM_API_KEY, WEAVIATE_API_KEY, INSTRUCTOR_TOKEN) are not stored here: they are read
+when used, through `secret()`, so they cannot end up in a repr, a log line or the UI.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Mapping
+
+from courserag.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upload limits, checked before any heavy work (parsing, decompression, embedding)."""
+
+    max_file_mb: float = 50.0
+    max_session_mb: float = 200.0
+    max_pages: int = 2000
+    max_chunks_per_file: int = 5000
+    max_chunks_per_session: int = 20000
+    max_decompressed_mb: float = 300.0
+    max_zip_entries: int = 10000
+    max_text_chars: int = 20_000_000
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Knobs of the dual-path retrieval, fusion and rerank (see courserag/ranking.py)."""
+
+    top_k: int = 4
+    candidate_multiplier: int = 2  # each path returns candidate_multiplier * top_k (at least 8)
+    min_candidates: int = 20
+    vector_weight: float = 0.7
+    overlap_weight: float = 0.3
+    similarity_threshold: float = 0.25
+    weak_vector_threshold: float = 0.35
+    relevance_threshold: float = 0.3
+    fusion: str = "hybrid"  # "hybrid" (language- and confidence-aware) or "reference"
+    max_chunk_tokens: int = 500
+    context_token_budget: int = 2000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, with defaults that run the embedded sample courses."""
+
+    course_directory: Path = PROJECT_ROOT / "course_directory.yaml"
+    data_dir: Path = PROJECT_ROOT / "data"
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_batch_size: int = 32
+    chunk_size: int = 1400
+    chunk_overlap: int = 150
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    limits: Limits = field(default_factory=Limits)
+    weaviate_url: str | None = None
+    weaviate_grpc_url: str | None = None
+    weaviate_collection: str = "CourseChunks"
+    weaviate_timeout_s: float = 5.0
+    weaviate_hybrid_alpha: float = 0.5
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 30.0
+    llm_max_tokens: int = 600
+    session_idle_minutes: float = 60.0
+    instructor_enabled: bool = False
+
+    @property
+    def store_kind(self) -> str:
+        return "weaviate" if self.weaviate_url else "local"
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_base_url)
+
+    @staticmethod
+    def from_env(env: Mapping[str, str] | None = None) -> "Settings":
+        """Read the environment once; unknown values fail with the variable's name."""
+        env = os.environ if env is None else env
+        base = Settings()
+
+        def get(name: str, default, cast=str):
+            raw = env.get(name)
+            if raw is None or raw == "":
+                return default
+            try:
+                return cast(raw)
+            except ValueError as exc:
+                raise ConfigError(f"{name} must be a {cast.__name__}, but got {raw!r}") from exc
+
+        retrieval = replace(
+            base.retrieval,
+            top_k=get("TOP_K", base.retrieval.top_k, int),
+            vector_weight=get("VECTOR_WEIGHT", base.retrieval.vector_weight, float),
+            overlap_weight=get("OVERLAP_WEIGHT", base.retrieval.overlap_weight, float),
+            similarity_threshold=get("SIMILARITY_THRESHOLD", base.retrieval.similarity_threshold, float),
+            relevance_threshold=get("RELEVANCE_THRESHOLD", base.retrieval.relevance_threshold, float),
+            fusion=get("FUSION", base.retrieval.fusion),
+            max_chunk_tokens=get("MAX_CHUNK_TOKENS", base.retrieval.max_chunk_tokens, int),
+            context_token_budget=get("CONTEXT_TOKEN_BUDGET", base.retrieval.context_token_budget, int),
+        )
+        limits = replace(
+            base.limits,
+            max_file_mb=get("MAX_FILE_MB", base.limits.max_file_mb, float),
+            max_session_mb=get("MAX_SESSION_MB", base.limits.max_session_mb, float),
+            max_pages=get("MAX_PAGES", base.limits.max_pages, int),
+            max_chunks_per_session=get("MAX_CHUNKS_PER_SESSION", base.limits.max_chunks_per_session, int),
+        )
+        settings = Settings(
+            course_directory=Path(get("COURSE_DIRECTORY", base.course_directory)),
+            data_dir=Path(get("DATA_DIR", base.data_dir)),
+            embedding_model=get("EMBEDDING_MODEL", base.embedding_model),
+            embedding_batch_size=get("EMBEDDING_BATCH_SIZE", base.embedding_batch_size, int),
+            chunk_size=get("CHUNK_SIZE", base.chunk_size, int),
+            chunk_overlap=get("CHUNK_OVERLAP", base.chunk_overlap, int),
+            retrieval=retrieval,
+            limits=limits,
+            weaviate_url=get("WEAVIATE_URL", None),
+            weaviate_grpc_url=get("WEAVIATE_GRPC_URL", None),
+            weaviate_collection=get("WEAVIATE_COLLECTION", base.weaviate_collection),
+            weaviate_timeout_s=get("WEAVIATE_TIMEOUT_S", base.weaviate_timeout_s, float),
+            weaviate_hybrid_alpha=get("WEAVIATE_HYBRID_ALPHA", base.weaviate_hybrid_alpha, float),
+            llm_base_url=get("LLM_BASE_URL", None),
+            llm_model=get("LLM_MODEL", base.llm_model),
+            llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
+            session_idle_minutes=get("SESSION_IDLE_MINUTES", base.session_idle_minutes, float),
+            instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN")),
+        )
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Fail early, naming the bad value."""
+        if self.chunk_size < 200:
+            raise ConfigError(f"CHUNK_SIZE must be >= 200, but got {self.chunk_size}")
+        if not 0 <= self.chunk_overlap < self.chunk_size // 2:
+            raise ConfigError(f"CHUNK_OVERLAP must be in [0, CHUNK_SIZE/2), but got {self.chunk_overlap}")
+        if self.retrieval.top_k <= 0:
+            raise ConfigError(f"TOP_K must be > 0, but got {self.retrieval.top_k}")
+        if self.retrieval.fusion not in ("hybrid", "reference"):
+            raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+
+    def describe(self) -> dict:
+        """A loggable view of the settings (there are no secrets in here by construction)."""
+        return {f.name: str(getattr(self, f.name)) for f in fields(self)}
+
+
+def secret(name: str, required: bool = True) -> str | None:
+    """Read a secret from the environment at the moment it is needed."""
+    value = os.environ.get(name) or None
+    if required and value is None:
+        raise ConfigError(f"the environment variable {name} is not set")
+    return value

@@ -1,0 +1,86 @@
+"""The course store interface: what the engine and the index builder need from a backend.
+
+Two implementations: `LocalCourseStore` (embedded, on disk, the default) and
+`WeaviateCourseStore` (used when WEAVIATE_URL is set). Both keep a vector index and a
+lexical (BM25) index over the same chunks, and every read is scoped to one course_id:
+a search for one course can never return another course's chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from courserag.records import Chunk, ScoredChunk
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    """What the instructor tab and the CLI show about a store."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One indexed file of a course: its SHA-256 (for incremental builds) and chunk count."""
+
+    source: str
+    file_hash: str
+    chunks: int
+
+
+@runtime_checkable
+class CourseStore(Protocol):
+    """A persistent, course_id-partitioned chunk store with vector and lexical search.
+
+    Scores: `vector_search` fills `ScoredChunk.vector` with cosine similarity (vectors are
+    L2-normalised, so it is the inner product); `lexical_search` fills `ScoredChunk.lexical`
+    with the raw BM25 score over `lexical_tokens` (the same tokenizer on both stores, so
+    the scores are comparable). `store` on each result names the backend.
+    """
+
+    name: str
+
+    def files(self, course_id: str) -> dict[str, FileRecord]:
+        """Indexed files of a course, by source path relative to the course folder."""
+        ...
+
+    def replace_file(
+        self,
+        course_id: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+    ) -> None:
+        """Atomically replace every chunk of `source` in `course_id` by `chunks`."""
+        ...
+
+    def delete_file(self, course_id: str, source: str) -> None:
+        """Remove every chunk of `source` in `course_id` (no error if there are none)."""
+        ...
+
+    def delete_course(self, course_id: str) -> None:
+        """Remove everything of `course_id` (used by `--rebuild`)."""
+        ...
+
+    def vector_search(self, course_id: str, vector: np.ndarray, k: int) -> list[ScoredChunk]:
+        """The k chunks of `course_id` nearest to the L2-normalised `vector`."""
+        ...
+
+    def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
+        """The k chunks of `course_id` with the highest BM25 score for `tokens`."""
+        ...
+
+    def count(self, course_id: str) -> int:
+        """How many chunks `course_id` has."""
+        ...
+
+    def health(self) -> StoreHealth:
+        """Whether the store answers, without raising."""
+        ...

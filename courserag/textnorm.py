@@ -1,0 +1,85 @@
+"""Text normalisation and word tokens for the lexical path, in English and Chinese.
+
+Latin text is split into lower-cased word tokens; CJK runs are segmented with jieba
+(search mode, so that both a compound and its parts match). Full-width forms are folded to
+half-width with NFKC first, so "ＣＳＣ３１００" and "CSC3100" are the same token.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+# A CJK run, or a run of letters/digits that are not CJK (\w alone would glue "ECE专业" together).
+_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
+
+# Short function words that carry no retrieval signal; kept small on purpose so that
+# course-specific words are never dropped.
+STOPWORDS = frozenset(
+    """a an and are as at be by can could did do does for from had has have how i if in
+    into is it its of on or our so than that the their them then there these they this
+    to was we were what when where which who whom why will with would you your
+    的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 如何 哪些 哪个 一个 这个 那个 我 你 他 她 它 我们 你们 他们
+    有 也 都 就 而 及其 以及 之 为 被 把 对 从 到 中 上 下 请 问""".split()
+)
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width to half-width, ligatures), lower case, collapsed white space."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"\s+", " ", folded).strip()
+
+
+def cjk_ratio(text: str) -> float:
+    """Share of CJK characters among the non-space characters (0 for empty text)."""
+    letters = [c for c in text if not c.isspace()]
+    if not letters:
+        return 0.0
+    return len(_CJK_CHAR.findall(text)) / len(letters)
+
+
+def is_chinese(text: str, threshold: float = 0.2) -> bool:
+    """True when enough of the text is CJK that the English embedder cannot be trusted."""
+    return cjk_ratio(text) >= threshold
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _segment_cjk(run: str) -> list[str]:
+    # cut_for_search yields the whole word and its shorter parts ("机器学习" -> "机器",
+    # "学习", "机器学习"), which lifts recall for questions phrased differently.
+    return [w for w in _jieba().cut_for_search(run) if w.strip()]
+
+
+def word_tokens(text: str, drop_stopwords: bool = True) -> list[str]:
+    """Word tokens of `text` for BM25 and token overlap, in reading order."""
+    tokens: list[str] = []
+    for match in _WORD.finditer(normalize(text)):
+        piece = match.group(0)
+        if _CJK_RUN.fullmatch(piece):
+            tokens.extend(_segment_cjk(piece))
+        else:
+            tokens.append(piece)
+    if drop_stopwords:
+        tokens = [t for t in tokens if t not in STOPWORDS]
+    return tokens
+
+
+def token_overlap(query_tokens: list[str] | set[str], text_tokens: list[str] | set[str]) -> float:
+    """Share of distinct query tokens that occur in the text, in [0, 1]."""
+    query = set(query_tokens)
+    if not query:
+        return 0.0
+    return len(query & set(text_tokens)) / len(query)

@@ -1,0 +1,84 @@
+"""The command-line contract (`rag_engine.py ask --json`), run as a real subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+
+CITATION_KEYS = {"n", "source", "locator", "origin", "course_id", "score", "text"}
+
+
+def run(args, data_dir, timeout=180, **env):
+    environment = {**os.environ, "DATA_DIR": str(data_dir), **env}
+    return subprocess.run(
+        [sys.executable, str(PROJECT_ROOT / "rag_engine.py"), *args],
+        capture_output=True, text=True, timeout=timeout, env=environment, cwd=PROJECT_ROOT,
+    )
+
+
+def check_contract(result: dict) -> None:
+    assert set(result) >= {"answer", "refused", "citations", "warnings", "timings_ms"}
+    assert isinstance(result["answer"], str) and isinstance(result["refused"], bool)
+    assert isinstance(result["warnings"], list)
+    assert set(result["timings_ms"]) >= {"retrieval", "answer", "total"}
+    assert all(isinstance(v, (int, float)) for v in result["timings_ms"].values())
+    for n, citation in enumerate(result["citations"], start=1):
+        assert set(citation) >= CITATION_KEYS
+        assert citation["n"] == n and citation["origin"] in ("course", "upload")
+        assert isinstance(citation["score"], float) and citation["text"]
+
+
+def test_ask_json_with_upload(sample_data, tmp_path):
+    notes = tmp_path / "lab_notes.txt"
+    notes.write_text("The lab partner for project two is Zoltan Kovacs from section B.\n", encoding="utf-8")
+    proc = run(["ask", "--course", "csc3100", "--upload", str(notes), "--json", "Who is the lab partner for project two?"], sample_data)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    check_contract(result)
+    assert result["citations"][0]["origin"] == "upload" and result["citations"][0]["course_id"] is None
+    assert result["citations"][0]["source"] == "lab_notes.txt"
+
+
+def test_batch_loads_once_and_writes_one_line_per_question(sample_data, tmp_path):
+    batch = tmp_path / "questions.jsonl"
+    lines = [
+        {"question": "What is the late policy for homework?", "course": "csc3100"},
+        {"question": "作业迟交超过48小时会怎样？", "course": "ds2010"},
+        {"question": "What is the capital of France?", "course": "csc3100"},
+    ]
+    batch.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    proc = run(["ask", "--batch", str(batch), "--json"], sample_data)
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(results) == 3
+    for result in results:
+        check_contract(result)
+    assert results[0]["citations"][0]["course_id"] == "csc3100"
+    assert results[1]["citations"][0]["course_id"] == "ds2010"
+    assert results[2]["refused"] is True and results[2]["citations"] == []
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["ask", "--course", "nope", "--json", "hi"], "unknown course id 'nope'"),
+        (["ask", "--course", "csc3100", "--upload", "/does/not/exist.pdf", "hi"], "upload not found"),
+        (["ask", "--json", "hi"], "--course is required"),
+    ],
+)
+def test_bad_input_is_one_clear_line_without_traceback(sample_data, args, message):
+    proc = run(args, sample_data)
+    assert proc.returncode != 0
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_unreadable_upload(sample_data, tmp_path):
+    bad = tmp_path / "scan.pdf"
+    bad.write_bytes(b"not a pdf at all")
+    proc = run(["ask", "--course", "csc3100", "--upload", str(bad), "--json", "hi"], sample_data)
+    assert proc.returncode != 0 and "scan.pdf" in proc.stderr and "Traceback" not in proc.stderr

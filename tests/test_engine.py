@@ -1,0 +1,195 @@
+"""The whole engine on the sample courses: real parsers, real embeddings, real indexes."""
+
+import pytest
+
+from courserag.engine import RagEngine
+from courserag.errors import CourseRagError, UnknownCourseError
+from courserag.answering import ChatAnswerer
+from tests.llm_server import start_fake_llm
+
+UPLOAD_FACT = "The secret study group for data structures meets in room Q-77 every Saturday at 9 am."
+
+
+@pytest.fixture
+def notes(tmp_path):
+    path = tmp_path / "my_notes.md"
+    path.write_text(f"# My notes\n\n## Study group\n\n{UPLOAD_FACT}\n\n## Other\n\nRemember to sleep.\n", encoding="utf-8")
+    return path
+
+
+def sources(answer):
+    return [(c["source"], c["origin"], c["course_id"]) for c in answer.citations]
+
+
+def test_english_course_answer_is_grounded_and_cited(engine):
+    answer = engine.ask("csc3100", "What is the late policy for homework?")
+    assert not answer.refused
+    assert answer.citations and answer.citations[0]["source"] == "syllabus.md"
+    assert "[1]" in answer.answer
+    assert all(c["course_id"] == "csc3100" and c["origin"] == "course" for c in answer.citations)
+    assert set(answer.timings_ms) == {"retrieval", "answer", "total"}
+
+
+def test_chinese_course_answer_is_grounded_and_cited(engine):
+    answer = engine.ask("ds2010", "作业迟交超过48小时会怎样？")
+    assert not answer.refused
+    assert answer.citations[0]["source"] == "课程大纲.md"
+    assert "0 分" in answer.citations[0]["text"] or "0分" in answer.citations[0]["text"]
+    assert answer.answer.startswith("根据资料")
+
+
+@pytest.mark.parametrize(
+    "course, question",
+    [("csc3100", "What is the capital of France?"), ("ds2010", "法国的首都是哪里？"), ("csc3100", "Who won the 1998 football world cup?")],
+)
+def test_unrelated_questions_are_refused(engine, course, question):
+    answer = engine.ask(course, question)
+    assert answer.refused and answer.citations == []
+    assert "won't guess" in answer.answer or "不作猜测" in answer.answer
+
+
+def test_course_isolation(engine):
+    # A question about the Chinese course's content, asked in the English course.
+    answer = engine.ask("csc3100", "DS2010 的学术诚信规定文件编号是什么？")
+    assert all(c["course_id"] == "csc3100" for c in answer.citations)
+    answer = engine.ask("ds2010", "DS2010 的学术诚信规定文件编号是什么？")
+    assert answer.citations and all(c["course_id"] == "ds2010" for c in answer.citations)
+
+
+def test_exact_identifier_ranks_first(engine):
+    answer = engine.ask("csc3100", "Do I need MAT-2040 before this course?")
+    assert "MAT-2040" in answer.citations[0]["text"]
+
+
+def test_answer_only_in_upload(engine, notes):
+    result = engine.add_upload("s1", notes)
+    assert result.ok and result.chunks_added >= 1, result
+    answer = engine.ask("csc3100", "Where does the secret study group meet?", session_id="s1")
+    assert not answer.refused
+    assert answer.citations[0]["origin"] == "upload" and answer.citations[0]["source"] == "my_notes.md"
+    assert answer.citations[0]["course_id"] is None
+    assert "Q-77" in answer.answer
+
+
+def test_sessions_never_see_each_others_uploads(engine, notes):
+    engine.add_upload("alice", notes)
+    other = engine.ask("csc3100", "Where does the secret study group meet?", session_id="bob")
+    assert all(c["origin"] == "course" for c in other.citations)
+    assert "Q-77" not in other.answer
+
+
+def test_session_index_is_cached_not_rebuilt_per_query(engine, notes, tmp_path):
+    engine.add_upload("s1", notes)
+    second = tmp_path / "more.txt"
+    second.write_text("Binary heaps keep the smallest key at the root.\n" * 3, encoding="utf-8")
+    engine.add_upload("s1", second)
+    pool = engine.sessions.peek("s1")
+    before = (pool.index.builds, pool.index.extends, pool.embedded_texts)
+    for question in ["Where does the study group meet?", "What is a heap?", "late policy?"] * 3:
+        engine.ask("csc3100", question, session_id="s1")
+    assert (pool.index.builds, pool.index.extends, pool.embedded_texts) == before == (0, 2, before[2])
+
+
+def test_reupload_of_identical_content_embeds_nothing(engine, notes, tmp_path):
+    engine.add_upload("s1", notes)
+    pool = engine.sessions.peek("s1")
+    embedded = pool.embedded_texts
+    again = engine.add_upload("s1", notes)
+    assert again.ok and again.duplicate
+    copy = tmp_path / "copy_of_notes.md"
+    copy.write_bytes(notes.read_bytes())
+    assert engine.add_upload("s1", copy).ok
+    assert pool.embedded_texts == embedded
+
+
+def test_remove_upload_removes_its_answers(engine, notes):
+    engine.add_upload("s1", notes)
+    assert engine.remove_upload("s1", "my_notes.md")
+    answer = engine.ask("csc3100", "Where does the secret study group meet?", session_id="s1")
+    assert all(c["origin"] == "course" for c in answer.citations)
+    assert engine.uploads("s1") == []
+
+
+def test_end_session_releases_pool(engine, notes):
+    engine.add_upload("s1", notes)
+    engine.end_session("s1")
+    assert engine.sessions.peek("s1") is None
+
+
+@pytest.mark.parametrize("scope, origins", [("notes", {"upload"}), ("course", {"course"})])
+def test_scope(engine, notes, scope, origins):
+    engine.add_upload("s1", notes)
+    answer = engine.ask("csc3100", "study group room and late policy", session_id="s1", scope=scope)
+    assert {c["origin"] for c in answer.citations} <= origins
+
+
+def test_bad_upload_keeps_session_working(engine, notes, tmp_path):
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 10)
+    result = engine.add_upload("s1", bad)
+    assert not result.ok and "broken.pdf" in result.error and "Traceback" not in result.error
+    assert engine.add_upload("s1", notes).ok
+    assert not engine.ask("csc3100", "Where does the secret study group meet?", session_id="s1").refused
+
+
+def test_unknown_course_is_a_clear_error(engine):
+    with pytest.raises(UnknownCourseError, match="unknown course id 'nope'"):
+        engine.ask("nope", "anything")
+
+
+def test_empty_question(engine):
+    with pytest.raises(CourseRagError, match="type a question"):
+        engine.ask("csc3100", "   ")
+
+
+def test_followup_uses_history(engine):
+    answer = engine.ask("ds2010", "那 ECE 专业呢？", history=["计算机科学专业的学生什么时候修这门课？"])
+    assert "ECE" in answer.query and not answer.refused
+    assert any("ECE" in c["text"] for c in answer.citations)
+
+
+def test_context_respects_token_budget(engine):
+    answer = engine.ask("csc3100", "Explain hashing, trees, graphs and sorting")
+    counts = [engine.embedder.count_tokens(c["text"]) for c in answer.citations]
+    assert all(n <= engine.settings.retrieval.max_chunk_tokens + 2 for n in counts)
+    assert sum(counts) <= engine.settings.retrieval.context_token_budget + 2 * len(counts)
+
+
+def _with_llm(engine, url):
+    return RagEngine(engine.settings, engine.directory, engine.store, engine.embedder,
+                     answerer=ChatAnswerer(url, "fake", "sk-hidden-key", timeout_s=2))
+
+
+def test_llm_answer_streams_and_cites(engine):
+    server = start_fake_llm()
+    try:
+        llm_engine = _with_llm(engine, server.base_url)
+        updates = list(llm_engine.answer_stream("csc3100", "What is the late policy for homework?"))
+        partial, final = updates[:-1], updates[-1]
+        assert partial and all(isinstance(u, str) for u in partial)
+        assert final.mode == "llm" and "[1]" in final.answer and final.citations
+        prompt = server.requests[0]["messages"][1]["content"]
+        assert '<source n="1" file="syllabus.md"' in prompt
+    finally:
+        server.stop()
+
+
+def test_llm_says_not_in_materials_becomes_refusal(engine):
+    server = start_fake_llm("refuse")
+    try:
+        answer = _with_llm(engine, server.base_url).ask("csc3100", "What is the late policy for homework?")
+        assert answer.refused and answer.citations == []
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", ["error500", "malformed", "truncated"])
+def test_llm_failure_falls_back_to_extractive_with_warning(engine, mode):
+    server = start_fake_llm(mode)
+    try:
+        answer = _with_llm(engine, server.base_url).ask("csc3100", "What is the late policy for homework?")
+        assert answer.mode == "extractive" and answer.citations and not answer.refused
+        assert any("language model" in w for w in answer.warnings)
+        assert not any("sk-hidden-key" in w for w in answer.warnings)
+    finally:
+        server.stop()

@@ -1,0 +1,30 @@
+import pytest
+
+from courserag.followup import looks_like_followup, rewrite_followup
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("what about week 5?", True),
+        ("And for HW4?", True),
+        ("那 ECE 专业呢？", True),
+        ("What is the late policy for homework in CSC3100?", False),
+        ("迟交作业会扣多少分？", False),
+    ],
+)
+def test_looks_like_followup(question, expected):
+    assert looks_like_followup(question) is expected
+
+
+@pytest.mark.parametrize(
+    "question, history, expected",
+    [
+        ("what about week 5?", ["What topics are covered in week 3?"], "what about week 5? topics covered"),
+        ("What is the grading breakdown?", ["What is the late policy?"], "What is the grading breakdown?"),
+        ("what about week 5?", [], "what about week 5?"),
+        ("那 ECE 专业呢？", ["计算机科学专业的学生什么时候修这门课？"], "那 ECE 专业呢？ 计算 算机 科学 计算机 计算机科学 学生 时候 修 这门 课"),
+    ],
+)
+def test_rewrite_followup(question, history, expected):
+    assert rewrite_followup(question, history) == expected

@@ -1,0 +1,160 @@
+import pytest
+
+from courserag import ranking
+from courserag.records import Chunk, ScoredChunk
+
+
+def chunk(text: str, origin: str = "course", cid: str = "c1") -> Chunk:
+    return Chunk.make(text, f"{text[:8]}.md", "page 1", origin, cid if origin == "course" else None)
+
+
+def vec(c: Chunk, v: float) -> ScoredChunk:
+    return ScoredChunk(c, vector=v, score=v, store="local", signals=("vector",))
+
+
+def lex(c: Chunk, l: float) -> ScoredChunk:
+    return ScoredChunk(c, lexical=l, score=l, store="local", signals=("lexical",))
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [("MAT-2040", "MAT2040"), ("mat 2040", "MAT2040"), ("ＭＡＴ２０４０", "MAT2040"), ("x-2023-001", "X2023001")],
+)
+def test_normalize_identifier(raw, expected):
+    assert ranking.normalize_identifier(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Take CSC3100 after MAT-2040.", {"CSC3100", "MAT2040"}),
+        ("HW3 is due; see policy X-2023-001", {"HW3", "X2023001"}),
+        ("CS 101 and cs-102", {"CS101", "CS102"}),
+        ("no ids here", set()),
+        ("abc1234567", set()),  # too many digits: not an id
+    ],
+)
+def test_extract_identifiers(text, expected):
+    assert ranking.extract_identifiers(text) == expected
+
+
+@pytest.mark.parametrize(
+    "query, chunk_ids, expected",
+    [
+        (["CSC3100"], {"CSC3100"}, 1.0),
+        (["CSC3010"], {"CSC3100"}, 0.5),  # transposition
+        (["CSC310"], {"CSC3100"}, 0.5),  # one missing character
+        (["HW3"], {"HW4"}, 0.0),  # short ids get no typo tolerance
+        (["MAT2040"], {"CSC3100"}, 0.0),
+        ([], {"CSC3100"}, 0.0),
+    ],
+)
+def test_identifier_match(query, chunk_ids, expected):
+    assert ranking.identifier_match(query, frozenset(chunk_ids)) == expected
+
+
+@pytest.mark.parametrize(
+    "tokens, text, expected",
+    [
+        (["late", "policy"], "The late policy: 10% per day.", 1.0),
+        (["art"], "start the engine", 0.0),  # whole words only for Latin tokens
+        (["迟交", "政策"], "本课程的迟交政策如下", 1.0),
+        (["迟交", "考试"], "迟交扣分", 0.5),
+        ([], "anything", 0.0),
+    ],
+)
+def test_text_overlap(tokens, text, expected):
+    assert ranking.text_overlap(tokens, text) == expected
+
+
+def test_merge_fills_both_signals_and_normalises_bm25():
+    a, b, c = chunk("alpha"), chunk("beta"), chunk("gamma", "upload")
+    merged = ranking.merge_candidates(
+        [[vec(a, 0.8), vec(b, 0.4)], [vec(c, 0.6)]],
+        [[lex(b, 10.0), lex(a, 5.0)], [lex(c, 2.0)]],
+    )
+    by_text = {m.chunk.text: m for m in merged}
+    assert by_text["alpha"].vector == 0.8 and by_text["alpha"].lexical == 0.5
+    assert by_text["beta"].lexical == 1.0
+    assert by_text["gamma"].lexical == 1.0  # normalised within its own (session) list
+    assert len(merged) == 3
+
+
+def test_merge_gives_lexical_only_hits_the_vector_floor():
+    a, b = chunk("alpha"), chunk("beta")
+    merged = {m.chunk.text: m for m in ranking.merge_candidates([[vec(a, 0.7), vec(chunk("x"), 0.3)]], [[lex(b, 3.0)]])}
+    assert merged["beta"].vector == 0.3
+
+
+def test_merge_does_not_mutate_inputs():
+    a = chunk("alpha")
+    hits = [vec(a, 0.5)]
+    ranking.merge_candidates([hits], [[lex(a, 1.0)]])
+    assert hits[0].lexical == 0.0
+
+
+@pytest.mark.parametrize(
+    "vectors, expected_order",
+    [
+        ({"late policy ten percent": 0.6, "hash tables": 0.5}, ["late policy ten percent", "hash tables"]),
+        ({"late policy ten percent": 0.1, "hash tables": 0.2}, ["late policy ten percent"]),  # weak: overlap only
+        ({"late policy ten percent": 0.2, "hash tables": 0.6}, ["hash tables"]),  # below threshold dropped
+    ],
+)
+def test_rerank_reference(vectors, expected_order):
+    candidates = [vec(chunk(t), v) for t, v in vectors.items()]
+    ranked = ranking.rerank_reference(candidates, ["late", "policy"], top_k=4)
+    assert [r.chunk.text for r in ranked] == expected_order
+
+
+def test_rerank_reference_formula():
+    c = vec(chunk("late policy"), 0.5)
+    [ranked] = ranking.rerank_reference([c], ["late", "policy"], top_k=1)
+    assert ranked.score == pytest.approx(0.7 * 0.5 + 0.3 * 1.0)
+
+
+def test_hybrid_puts_exact_identifier_first():
+    semantic = ScoredChunk(chunk("Prerequisites are listed in the course outline"), vector=0.7, lexical=1.0)
+    exact = ScoredChunk(chunk("MAT-2040 Linear Algebra is required"), vector=0.3, lexical=0.2)
+    ranked = ranking.rerank_hybrid([semantic, exact], ["mat", "2040", "prerequisites"], {"MAT2040"}, False, 2)
+    assert ranked[0].chunk.text.startswith("MAT-2040")
+
+
+def test_hybrid_chinese_trusts_bm25_over_noise_vectors():
+    noisy = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.9, lexical=0.1)
+    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.2, lexical=1.0)
+    ranked = ranking.rerank_hybrid([noisy, right], ["迟交", "政策"], set(), True, 2)
+    assert ranked[0].chunk.text.startswith("迟交")
+
+
+@pytest.mark.parametrize(
+    "candidate, chinese, relevant",
+    [
+        (ScoredChunk(chunk("x"), vector=0.6, overlap=0.0), False, True),
+        (ScoredChunk(chunk("x"), vector=0.3, overlap=0.2), False, True),
+        (ScoredChunk(chunk("x"), vector=0.3, overlap=0.0), False, False),
+        (ScoredChunk(chunk("x"), vector=0.9, overlap=0.0), True, False),  # English model, Chinese query
+        (ScoredChunk(chunk("x"), vector=0.0, overlap=0.6), True, True),
+        (ScoredChunk(chunk("x"), vector=0.0, identifier=1.0), False, True),
+    ],
+)
+def test_is_relevant(candidate, chinese, relevant):
+    assert ranking.is_relevant(candidate, chinese, similarity_threshold=0.25) is relevant
+
+
+def test_unrelated_question_yields_nothing():
+    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0)
+    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+
+
+@pytest.mark.parametrize(
+    "chinese, best_vector, expected",
+    [
+        (False, 0.6, ranking.ENGLISH_WEIGHTS),
+        (True, 0.6, ranking.CHINESE_WEIGHTS),
+        (False, 0.1, ranking.RankWeights(0.25, 0.55, 0.2)),
+    ],
+)
+def test_choose_weights(chinese, best_vector, expected):
+    got = ranking.choose_weights(chinese, best_vector, 0.35)
+    assert got == pytest.approx(expected)
