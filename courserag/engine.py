@@ -101,7 +101,7 @@ class UploadResult:
             return f"✗ {self.error}"
         if self.duplicate:
             return f"✓ {self.name}: already uploaded, nothing new to add"
-        unit = {"pdf": "pages", "pptx": "slides", "ipynb": "cells", "py": "lines", "txt": "lines"}.get(self.doc_type, "sections")
+        unit = {"pdf": "pages", "pptx": "slides", "ipynb": "cells", "docx": "paragraphs"}.get(self.doc_type, "lines")
         text = f"✓ {self.name}: {self.chunks_added} chunks added from {self.units} {unit}"
         if self.warnings:
             text += " (" + "; ".join(self.warnings) + ")"

@@ -290,6 +290,40 @@ def _clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+_CJK_CHAR = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+# A line nearly as long as the page's longest line that ends in a Chinese character was
+# wrapped by the page width; a shorter one (a title, a header, a list item) ended on purpose.
+_WRAPPED_SHARE = 0.8
+
+
+def _join_cjk_lines(text: str) -> str:
+    """pypdf breaks lines where the page wrapped them, also between two Chinese characters;
+    Chinese has no spaces, so such a break splits a word for the segmenter. Rejoin them."""
+    lines = [line.strip() for line in text.split("\n")]
+
+    def width(line: str) -> int:  # a Chinese character is about two Latin ones wide
+        return len(line) + len(_CJK_CHAR.findall(line))
+
+    widest = max((width(line) for line in lines), default=0)
+    out: list[str] = []
+    previous_raw = ""
+    for line in lines:
+        if (
+            out
+            and line
+            and previous_raw
+            and width(previous_raw) >= _WRAPPED_SHARE * widest
+            and _CJK_CHAR.match(previous_raw[-1])
+            and previous_raw[-1] not in "。！？；：）」』"
+            and _CJK_CHAR.match(line[0])
+        ):
+            out[-1] += line
+        else:
+            out.append(line)
+        previous_raw = line
+    return "\n".join(out)
+
+
 def _squash(text: str) -> str:
     """Trim each line and drop empty ones: for short texts from paragraphs, cells and shapes."""
     return "\n".join(line.strip() for line in _clean(text).split("\n") if line.strip())
@@ -553,7 +587,7 @@ def _parse_pdf(data: bytes, name: str, limits: Limits) -> ParsedDocument:
             logger.debug("pypdf could not read page %d of %s", number, name, exc_info=True)
             broken.append(number)
             continue
-        text = _clean(raw).strip()
+        text = _join_cjk_lines(_clean(raw)).strip()
         if not text:
             blank.append(number)
             continue

@@ -179,7 +179,7 @@ CASES = [
     case("image-only-pdf", "scan.pdf", lambda: gen.pdf_bytes([None, None]), EmptyFileError, "scanned", "OCR"),
     case("docx-without-text", "blank.docx", lambda: gen.docx_bytes([("p", ""), ("p", "  ")]), EmptyFileError, "no text"),
     case("pptx-picture-slides-only", "pictures.pptx", lambda: gen.pptx_bytes([{}, {}]), EmptyFileError, "no text"),
-    case("notebook-empty-cells", "empty.ipynb", lambda: gen.notebook_bytes([{"markdown": ""}, {"code": ""}]), EmptyFileError),
+    case("notebook-empty-cells", "empty.ipynb", lambda: gen.notebook_bytes([{"markdown": ""}, {"code": ""}]), EmptyFileError, "no text"),
     case("truncated-pdf", "cut.pdf", truncated(text_pdf, 0.6), CorruptFileError, "damaged"),
     case("corrupt-pdf-random-after-header", "noise.pdf", lambda: b"%PDF-1.7\n" + random_bytes(20_000), CorruptFileError, "damaged"),
     case("pdf-without-header", "fake.pdf", constant(b"This is not a PDF.\n" * 100), CorruptFileError, "not a valid PDF"),
@@ -206,7 +206,7 @@ CASES = [
     case("notebook-invalid-json", "broken.ipynb", constant(b'{"cells": [{"cell_type": "code"'), CorruptFileError, "not valid JSON"),
     case("notebook-not-a-notebook", "list.ipynb", constant(b"[1, 2, 3]"), CorruptFileError, "not a Jupyter notebook"),
     case("notebook-nested-json", "deep.ipynb", constant(b"[" * 200_000 + b"]" * 200_000), CorruptFileError, "not valid JSON"),
-    case("pdf-user-password", "locked.pdf", lambda: gen.encrypted_pdf_bytes("secret", "owner"), EncryptedFileError, "password"),
+    case("pdf-user-password", "locked.pdf", lambda: gen.encrypted_pdf_bytes("secret", "owner"), EncryptedFileError, "password-protected"),
     case("office-password-docx", "locked.docx", encrypted_office, EncryptedFileError, "password-protected"),
     case(
         "pdf-3000-pages", "huge.pdf", lambda: gen.blank_pdf_bytes(3000), FileTooLargeError, "3,000 pages", "2,000",

@@ -384,3 +384,19 @@ def test_notebook_json_lines_and_whitespace_do_not_matter():
     data = json.dumps(notebook, indent=4).encode()
 
     assert locators(parse_bytes(data, "pretty.ipynb")) == ["cell 1"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # A full-width wrapped line is rejoined; a short title line is not.
+        ("标题\n" + "很长的一行中文" * 6 + "\n继续这一句。", "标题\n" + "很长的一行中文" * 6 + "继续这一句。"),
+        ("第一行。\n第二行。", "第一行。\n第二行。"),
+        ("English line that wraps\nnext line", "English line that wraps\nnext line"),
+        ("", ""),
+    ],
+)
+def test_pdf_cjk_line_joining(text, expected):
+    from courserag.parsing import _join_cjk_lines
+
+    assert _join_cjk_lines(text) == expected
