@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator, Literal, Sequence
 
@@ -206,6 +206,10 @@ class RagEngine:
             if store is None:
                 continue
             try:
+                if self.settings.weaviate_search == "hybrid" and hasattr(store, "hybrid_search"):
+                    # Weaviate fuses BM25 and vector itself; its fused score is the lexical signal.
+                    fused = store.hybrid_search(course_id, tokens, vector, n)
+                    return [], [replace(h, lexical=h.score) for h in fused]
                 return store.vector_search(course_id, vector, n), store.lexical_search(course_id, tokens, n)
             except StoreUnavailableError as exc:
                 log.warning("course store %s failed: %s", store.name, exc)

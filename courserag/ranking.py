@@ -128,8 +128,9 @@ def merge_candidates(
             lexical = hit.lexical / top if top > 0 else 0.0
             old = merged.get(hit.chunk.id)
             if old is None:
-                floor = vector_floor.get(hit.chunk.origin, 0.0)
-                merged[hit.chunk.id] = replace(hit, vector=floor, lexical=lexical, signals=("lexical",))
+                # Native hybrid hits (Weaviate) carry their own similarity; BM25 hits do not.
+                vector = hit.vector if "hybrid" in hit.signals else vector_floor.get(hit.chunk.origin, 0.0)
+                merged[hit.chunk.id] = replace(hit, vector=vector, lexical=lexical, signals=("lexical",))
             elif lexical > old.lexical:
                 signals = tuple(sorted(set(old.signals) | {"lexical"}))
                 merged[hit.chunk.id] = replace(old, lexical=lexical, signals=signals)

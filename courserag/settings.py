@@ -64,6 +64,7 @@ class Settings:
     weaviate_collection: str = "CourseChunks"
     weaviate_timeout_s: float = 5.0
     weaviate_hybrid_alpha: float = 0.5
+    weaviate_search: str = "separate"  # "separate" (vector + BM25 queries, fused by us) or "hybrid" (native)
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 30.0
@@ -126,6 +127,7 @@ class Settings:
             weaviate_collection=get("WEAVIATE_COLLECTION", base.weaviate_collection),
             weaviate_timeout_s=get("WEAVIATE_TIMEOUT_S", base.weaviate_timeout_s, float),
             weaviate_hybrid_alpha=get("WEAVIATE_HYBRID_ALPHA", base.weaviate_hybrid_alpha, float),
+            weaviate_search=get("WEAVIATE_SEARCH", base.weaviate_search),
             llm_base_url=get("LLM_BASE_URL", None),
             llm_model=get("LLM_MODEL", base.llm_model),
             llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
@@ -143,6 +145,8 @@ class Settings:
             raise ConfigError(f"CHUNK_OVERLAP must be in [0, CHUNK_SIZE/2), but got {self.chunk_overlap}")
         if self.retrieval.top_k <= 0:
             raise ConfigError(f"TOP_K must be > 0, but got {self.retrieval.top_k}")
+        if self.weaviate_search not in ("separate", "hybrid"):
+            raise ConfigError(f"WEAVIATE_SEARCH must be 'separate' or 'hybrid', but got {self.weaviate_search!r}")
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
 

@@ -85,3 +85,15 @@ def test_build_against_unreachable_weaviate_fails_fast_naming_the_url(monkeypatc
     assert code != 0 and time.monotonic() - started < 30
     err = capsys.readouterr().err
     assert url in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_native_hybrid_search_mode(weaviate_env, monkeypatch, capsys):
+    assert build_main(["--course", "csc3100", "--no-progress"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("WEAVIATE_SEARCH", "hybrid")
+    result = ask_json(capsys, "--course", "csc3100", "Do I need MAT-2040 before this course?")
+    assert {c["store"] for c in result["citations"]} == {"weaviate"}
+    assert "MAT-2040" in result["citations"][0]["text"]
+    searches = [r for r in weaviate_env.db.request_log if "hybrid" in str(r).lower()]
+    assert searches

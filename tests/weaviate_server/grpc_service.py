@@ -218,7 +218,8 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
     # -- Search -------------------------------------------------------------------------
 
     def Search(self, request: search_get_pb2.SearchRequest, context):
-        self.db.request_log.append("gRPC Search")
+        kinds = [k for k in ("near_vector", "bm25_search", "hybrid_search") if request.HasField(k)]
+        self.db.request_log.append("gRPC Search " + (",".join(kinds) or "fetch"))
         self._wait()
         start = time.perf_counter()
         try:
