@@ -168,6 +168,16 @@ class ChatAnswerer:
             )
         return self._client
 
+    def complete(self, messages: list[dict], max_tokens: int = 80) -> str:
+        """One short non-streamed reply (used to rewrite follow-up questions)."""
+        try:
+            response = self._get_client().chat.completions.create(
+                model=self.model, messages=messages, temperature=0.0, max_tokens=max_tokens
+            )
+            return response.choices[0].message.content or ""
+        except Exception as exc:  # noqa: BLE001 - any failure means "use the heuristic"
+            raise LLMUnavailableError(f"the language model at {self.host} failed ({type(exc).__name__})") from None
+
     def stream(self, messages: list[dict]) -> Iterator[str]:
         """Yield text deltas; any failure becomes LLMUnavailableError (no secret in it)."""
         try:

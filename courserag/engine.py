@@ -22,7 +22,7 @@ from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import CourseDirectory, load_course_directory
 from courserag.embedding import Embedder, get_embedder
 from courserag.errors import CourseRagError, IngestError, LLMUnavailableError, StoreUnavailableError, FileTooLargeError
-from courserag.followup import rewrite_followup
+from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.packing import ContextItem, citation_dict, pack_context
 from courserag.parsing import parse_bytes, safe_display_name
 from courserag.records import ScoredChunk
@@ -220,6 +220,16 @@ class RagEngine:
                 )
         return [], []
 
+    def _standalone_query(self, question: str, history: Sequence[str]) -> str:
+        """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
+        the heuristic otherwise (or when the LLM fails)."""
+        if self.answerer is not None and history and looks_like_followup(question):
+            try:
+                return clean_rewrite(question, self.answerer.complete(rewrite_messages(question, history)))
+            except LLMUnavailableError as exc:
+                log.info("follow-up rewrite fell back to the heuristic: %s", exc)
+        return rewrite_followup(question, history)
+
     def retrieve(
         self,
         course_id: str,
@@ -234,7 +244,7 @@ class RagEngine:
             raise ValueError(f"scope must be one of {SCOPES}, but got {scope!r}")
         started = time.perf_counter()
         cfg = self.settings.retrieval
-        query = rewrite_followup(question, history)
+        query = self._standalone_query(question, history)
         tokens = word_tokens(query)
         vector = self.embedder.embed_query(query)
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if cfg.fusion == "hybrid" else 0)

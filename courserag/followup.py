@@ -39,3 +39,28 @@ def rewrite_followup(question: str, previous_questions: Sequence[str]) -> str:
     if not carried:
         return question
     return question.strip() + " " + " ".join(dict.fromkeys(carried))
+
+
+REWRITE_PROMPT = (
+    "Rewrite the student's last question as one standalone search query, using the earlier "
+    "questions only to fill in what the last one leaves out. Keep its language. Reply with the "
+    "query only."
+)
+
+
+def rewrite_messages(question: str, previous_questions: Sequence[str]) -> list[dict]:
+    """Chat messages asking an LLM for the standalone query (the last three turns only)."""
+    turns = "\n".join(f"- {q}" for q in previous_questions[-3:])
+    return [
+        {"role": "system", "content": REWRITE_PROMPT},
+        {"role": "user", "content": f"Earlier questions:\n{turns}\n\nLast question: {question}"},
+    ]
+
+
+def clean_rewrite(question: str, rewritten: str) -> str:
+    """Accept the model's rewrite only if it looks like a query, else keep the question."""
+    lines = rewritten.strip().splitlines()
+    text = lines[0].strip().strip('"“”').strip() if lines else ""
+    if not text or len(text) > 4 * max(len(question), 60):
+        return question
+    return text

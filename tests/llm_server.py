@@ -32,6 +32,9 @@ class FakeLLM:
         """A grounded-looking answer that cites the first source it was given."""
         if self.mode == "refuse":
             return "NOT_IN_MATERIALS"
+        if "standalone search query" in body["messages"][0]["content"]:
+            last = body["messages"][-1]["content"].rsplit("Last question:", 1)[-1].strip()
+            return f"rewritten: {last} (late policy)"
         user = body["messages"][-1]["content"]
         numbers = re.findall(r'<source n="(\d+)"', user)
         first = numbers[0] if numbers else "1"

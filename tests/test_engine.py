@@ -193,3 +193,17 @@ def test_llm_failure_falls_back_to_extractive_with_warning(engine, mode):
         assert not any("sk-hidden-key" in w for w in answer.warnings)
     finally:
         server.stop()
+
+
+def test_followup_is_rewritten_by_the_llm_when_configured(engine):
+    server = start_fake_llm()
+    try:
+        answer = _with_llm(engine, server.base_url).ask(
+            "csc3100", "and for exams?", history=["What is the late policy for homework?"]
+        )
+        assert answer.query == "rewritten: and for exams? (late policy)"
+        rewrite_request = server.requests[0]
+        assert rewrite_request.get("stream") in (None, False)
+        assert "What is the late policy for homework?" in rewrite_request["messages"][1]["content"]
+    finally:
+        server.stop()

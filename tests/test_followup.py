@@ -28,3 +28,18 @@ def test_looks_like_followup(question, expected):
 )
 def test_rewrite_followup(question, history, expected):
     assert rewrite_followup(question, history) == expected
+
+
+@pytest.mark.parametrize(
+    "question, reply, expected",
+    [
+        ("what about week 5?", "Week 5 topics in CSC3100", "Week 5 topics in CSC3100"),
+        ("what about week 5?", '"Week 5 topics"\nextra line', "Week 5 topics"),
+        ("what about week 5?", "", "what about week 5?"),
+        ("what about week 5?", "x" * 1000, "what about week 5?"),
+    ],
+)
+def test_clean_rewrite(question, reply, expected):
+    from courserag.followup import clean_rewrite
+
+    assert clean_rewrite(question, reply) == expected
