@@ -81,11 +81,17 @@ def unwrap_lines(text: str) -> list[str]:
     return [line for line in lines if line]
 
 
-def answer_units(text: str) -> list[str]:
+# Formats whose line breaks are often just wrapping; in slides, documents and notebooks a
+# line break ends a bullet or a paragraph.
+_WRAPPED_FORMATS = {"md", "txt", "pdf", "py", ""}
+
+
+def answer_units(text: str, doc_type: str = "") -> list[str]:
     """Sentences of a source, with list items and table rows kept apart and markdown list
     markers and emphasis removed, so each unit reads on its own."""
     units = []
-    for line in unwrap_lines(text):
+    lines = unwrap_lines(text) if doc_type in _WRAPPED_FORMATS else text.splitlines()
+    for line in lines:
         line = _MARKUP.sub("", _LIST_MARKER.sub("", line)).strip(" |")
         for sentence in split_sentences(line):
             # Fragments with fewer than 4 words (headings, table debris) say too little.
@@ -115,7 +121,7 @@ def extractive_answer(
     units: list[tuple[int, int, str, float]] = []
     seen: set[str] = set()
     for item in items:
-        for position, sentence in enumerate(answer_units(item.text)):
+        for position, sentence in enumerate(answer_units(item.text, item.hit.chunk.doc_type)):
             key = " ".join(sentence.split()).lower()
             words = set(word_tokens(sentence))
             if not words or key in seen:

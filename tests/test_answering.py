@@ -90,3 +90,19 @@ def test_chat_answerer_unreachable():
     answerer = ChatAnswerer("http://127.0.0.1:9/v1", "m", None, timeout_s=2)
     with pytest.raises(LLMUnavailableError, match="failed"):
         list(answerer.stream([{"role": "user", "content": "hi"}]))
+
+
+@pytest.mark.parametrize(
+    "text, doc_type, expected",
+    [
+        ("A wrapped markdown sentence that\ncontinues here.", "md", ["A wrapped markdown sentence that continues here."]),
+        ("- first bullet item here\n- second bullet item here", "md", ["first bullet item here", "second bullet item here"]),
+        ("Slide bullet number one\nSlide bullet number two", "pptx", ["Slide bullet number one", "Slide bullet number two"]),
+        ("**Bold** words in a sentence.", "md", ["Bold words in a sentence."]),
+        ("Short", "md", []),
+    ],
+)
+def test_answer_units(text, doc_type, expected):
+    from courserag.answering import answer_units
+
+    assert answer_units(text, doc_type) == expected
