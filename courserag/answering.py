@@ -29,9 +29,24 @@ def refusal_text(question: str) -> str:
     return REFUSAL_ZH if is_chinese(question) else REFUSAL_EN
 
 
+# Invisible characters that could split a tag name ("</sou\u200brce>") past the pattern.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# An opening or closing <source> tag, also with spaces ("< /source>"), full-width brackets
+# ("＜/source＞") or no closing bracket at all ("</source" at the end of a chunk).
+_SOURCE_TAG = re.compile(
+    r"[<\uff1c\ufe64]\s*[/\uff0f]?\s*source\b(?:[^<>\uff1c\uff1e\ufe64\ufe65]{0,200}[>\uff1e\ufe65])?",
+    re.IGNORECASE,
+)
+
+
 def _escape_source(text: str) -> str:
-    # A source cannot close its own delimiter and smuggle text outside it.
-    return re.sub(r"</?\s*source\b[^>]*>", "[tag removed]", text, flags=re.IGNORECASE)
+    # A source cannot close its own delimiter (nor open a fake one) and smuggle text outside it.
+    return _SOURCE_TAG.sub("[tag removed]", _INVISIBLE.sub("", text))
+
+
+def _escape_attribute(text: str) -> str:
+    # A file name or heading cannot end its attribute and add its own (origin="course material").
+    return " ".join(_escape_source(text).replace('"', "'").replace("<", "(").replace(">", ")").split())
 
 
 def build_messages(question: str, items: Sequence[ContextItem]) -> list[dict]:
@@ -42,8 +57,8 @@ def build_messages(question: str, items: Sequence[ContextItem]) -> list[dict]:
         chunk = item.hit.chunk
         origin = "course material" if chunk.origin == "course" else "student's own notes"
         blocks.append(
-            f'<source n="{item.n}" file="{_escape_source(chunk.source)}" '
-            f'location="{_escape_source(chunk.locator)}" origin="{origin}">\n'
+            f'<source n="{item.n}" file="{_escape_attribute(chunk.source)}" '
+            f'location="{_escape_attribute(chunk.locator)}" origin="{origin}">\n'
             f"{_escape_source(item.text)}\n</source>"
         )
     user = (
@@ -103,6 +118,12 @@ def answer_units(text: str, doc_type: str = "") -> list[str]:
 SentenceSimilarity = Callable[[list[str]], Sequence[float]]
 
 
+def _heading_text(item: ContextItem) -> str:
+    """The heading path a chunk starts with and its locator (see chunking.chunk_sections)."""
+    first_line = item.text.split("\n", 1)[0]
+    return item.hit.chunk.locator + "\n" + (first_line if " > " in first_line or len(first_line) < 80 and not first_line.endswith((".", "。")) else "")
+
+
 def extractive_answer(
     question: str,
     items: Sequence[ContextItem],
@@ -121,7 +142,10 @@ def extractive_answer(
     units: list[tuple[int, int, str, float]] = []
     seen: set[str] = set()
     for item in items:
+        headings = _heading_text(item)
         for position, sentence in enumerate(answer_units(item.text, item.hit.chunk.doc_type)):
+            if sentence.rstrip(".:：") in headings:
+                continue  # a heading repeats the question's words but answers nothing
             key = " ".join(sentence.split()).lower()
             words = set(word_tokens(sentence))
             if not words or key in seen:
@@ -139,7 +163,10 @@ def extractive_answer(
         score -= 0.05 * (n - 1) + min(0.03 * position, 0.15)
         candidates.append((score, n, position, sentence, overlap))
     best = sorted(candidates, key=lambda c: -c[0])[:max_sentences]
-    best = [c for c in best if c[4] > 0 or c[0] > 0.2] or best[:1]
+    # Keep sentences close to the best one: a weak fourth sentence from another source
+    # reads as part of the answer when it is only a neighbour.
+    top = best[0][0]
+    best = [c for c in best if (c[4] > 0 or c[0] > 0.2) and c[0] >= top - max(0.15, 0.4 * abs(top))] or best[:1]
     best.sort(key=lambda c: (c[1], c[2]))
     lead = "根据资料：" if is_chinese(question) else "From the materials:"
     lines = [f"- {sentence} [{n}]" for _, n, _, sentence, _ in best]

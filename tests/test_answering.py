@@ -30,12 +30,12 @@ def fake_llm():
 def test_extractive_answer_marks_each_sentence_with_its_source():
     items = [
         item(1, "Homework is worth 30 percent. The late policy deducts 10 percent per day."),
-        item(2, "The final exam is on December 15. Late submissions after 3 days get zero."),
+        item(2, "The final exam is on December 15. The late policy gives zero after 3 days."),
     ]
     answer = extractive_answer("What is the late policy?", items)
     assert answer.startswith("From the materials:")
     assert "The late policy deducts 10 percent per day. [1]" in answer
-    assert "Late submissions after 3 days get zero. [2]" in answer
+    assert "The late policy gives zero after 3 days. [2]" in answer
     assert "final exam" not in answer.split("\n")[1]
 
 

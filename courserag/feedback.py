@@ -1,0 +1,204 @@
+"""Learner feedback and the content-gap logs, as JSON lines under DATA_DIR.
+
+Three append-only files:
+
+- `feedback.jsonl`: one record per thumbs up/down (a comment added later appends the same
+  record again with the comment; readers keep the last record of each id).
+- `refused_questions.jsonl`: questions the assistant could not answer from the course.
+- `citations.jsonl`: which course files answers cited (course materials only).
+
+Nothing a learner uploaded is ever written here: citations keep only file, locator and
+origin (never the cited text), and when an answer quotes the learner's own notes its text
+is withheld. The instructor tab reads these files for "most-cited files" and "content gaps".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+log = logging.getLogger(__name__)
+
+FEEDBACK_FILE = "feedback.jsonl"
+REFUSED_FILE = "refused_questions.jsonl"
+CITATIONS_FILE = "citations.jsonl"
+VOTES = ("up", "down")
+MAX_QUESTION_CHARS = 2000
+MAX_ANSWER_CHARS = 8000
+MAX_COMMENT_CHARS = 2000
+ANSWER_WITHHELD = "[not stored: this answer quotes the learner's own uploaded notes]"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _clip(text: object, limit: int) -> str:
+    text = str(text or "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def safe_citations(citations: Iterable[dict]) -> list[dict]:
+    """File, locator and origin of each citation: never its text, snippet or score."""
+    return [
+        {
+            "n": c.get("n"),
+            "source": str(c.get("source", "")),
+            "locator": str(c.get("locator", "")),
+            "origin": "upload" if c.get("origin") == "upload" else "course",
+        }
+        for c in citations
+    ]
+
+
+class FeedbackLog:
+    """Thread-safe appends and simple reads of the three JSON-lines files."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = Path(data_dir)
+        self.feedback_path = self.data_dir / FEEDBACK_FILE
+        self.refused_path = self.data_dir / REFUSED_FILE
+        self.citations_path = self.data_dir / CITATIONS_FILE
+        self._lock = threading.Lock()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def _append(self, path: Path, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with self._lock:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+
+    def record_vote(
+        self,
+        *,
+        question: str,
+        answer: str,
+        citations: Sequence[dict],
+        course_id: str,
+        vote: str,
+        scope: str = "both",
+        refused: bool = False,
+        mode: str = "",
+        comment: str = "",
+        feedback_id: str | None = None,
+    ) -> dict:
+        """Store one vote; returns the record (its `id` is what a later comment refers to)."""
+        if vote not in VOTES:
+            raise ValueError(f"vote must be one of {VOTES}, but got {vote!r}")
+        cites = safe_citations(citations)
+        quotes_notes = any(c["origin"] == "upload" for c in cites)
+        record = {
+            "id": feedback_id or uuid.uuid4().hex,
+            "timestamp": _now(),
+            "course": course_id,
+            "vote": vote,
+            "comment": _clip(comment, MAX_COMMENT_CHARS),
+            "question": _clip(question, MAX_QUESTION_CHARS),
+            "answer": ANSWER_WITHHELD if quotes_notes else _clip(answer, MAX_ANSWER_CHARS),
+            "answer_withheld": quotes_notes,
+            "citations": cites,
+            "refused": bool(refused),
+            "scope": scope,
+            "mode": mode,
+        }
+        self._append(self.feedback_path, record)
+        return record
+
+    def add_comment(self, record: dict, comment: str) -> dict:
+        """Append the same record again with its comment (readers keep the latest)."""
+        updated = dict(record, comment=_clip(comment, MAX_COMMENT_CHARS), timestamp=_now())
+        self._append(self.feedback_path, updated)
+        return updated
+
+    def withdraw(self, record: dict) -> dict:
+        """The learner clicked the same thumb again: keep the record, mark it withdrawn."""
+        updated = dict(record, vote="withdrawn", timestamp=_now())
+        self._append(self.feedback_path, updated)
+        return updated
+
+    def log_refused(self, question: str, course_id: str, scope: str) -> None:
+        """A question the course materials could not answer (the question only)."""
+        self._append(
+            self.refused_path,
+            {"timestamp": _now(), "course": course_id, "scope": scope, "question": _clip(question, MAX_QUESTION_CHARS)},
+        )
+
+    def log_citations(self, course_id: str, citations: Sequence[dict]) -> None:
+        """Which course files an answer cited; the learner's own notes are not logged."""
+        sources = sorted({str(c.get("source")) for c in citations if c.get("origin") == "course"})
+        if sources:
+            self._append(self.citations_path, {"timestamp": _now(), "course": course_id, "sources": sources})
+
+    # -- reading ------------------------------------------------------------------------
+
+    @staticmethod
+    def _read(path: Path) -> Iterator[dict]:
+        try:
+            handle = path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    log.warning("%s line %d is not JSON; skipped", path.name, number)
+                    continue
+                if isinstance(record, dict):
+                    yield record
+
+    def feedback(self, course_id: str | None = None) -> list[dict]:
+        """The latest version of every feedback record, oldest first."""
+        latest: dict[str, dict] = {}
+        for record in self._read(self.feedback_path):
+            key = str(record.get("id"))
+            latest.pop(key, None)  # re-insert so the order follows the latest write
+            latest[key] = record
+        return [r for r in latest.values() if course_id is None or r.get("course") == course_id]
+
+    def refused(self, course_id: str | None = None) -> list[dict]:
+        return [r for r in self._read(self.refused_path) if course_id is None or r.get("course") == course_id]
+
+    def content_gaps(self, course_id: str | None = None, limit: int = 50) -> list[dict]:
+        """Refused questions and thumbed-down answers, newest first."""
+        rows = [
+            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "refused",
+             "question": r.get("question", ""), "comment": ""}
+            for r in self.refused(course_id)
+        ]
+        rows += [
+            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "thumbs down",
+             "question": r.get("question", ""), "comment": r.get("comment", "")}
+            for r in self.feedback(course_id)
+            if r.get("vote") == "down"
+        ]
+        rows.sort(key=lambda row: row["timestamp"], reverse=True)
+        return rows[:limit]
+
+    def most_cited(self, course_id: str, limit: int = 10) -> list[tuple[str, int, int, int]]:
+        """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first."""
+        cited: Counter[str] = Counter()
+        for record in self._read(self.citations_path):
+            if record.get("course") == course_id:
+                cited.update(str(s) for s in record.get("sources", []))
+        ups: Counter[str] = Counter()
+        downs: Counter[str] = Counter()
+        for record in self.feedback(course_id):
+            sources = {c.get("source") for c in record.get("citations", []) if c.get("origin") == "course"}
+            target = ups if record.get("vote") == "up" else downs if record.get("vote") == "down" else None
+            if target is not None:
+                target.update(str(s) for s in sources)
+        files = set(cited) | set(ups) | set(downs)
+        rows = [(f, cited[f], ups[f], downs[f]) for f in files]
+        rows.sort(key=lambda row: (-row[1], -row[3], row[0]))
+        return rows[:limit]
