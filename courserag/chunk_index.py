@@ -17,7 +17,6 @@ import numpy as np
 from courserag.lexical import BM25Index
 from courserag.records import Chunk, ScoredChunk
 
-
 class ChunkIndex:
     """Chunks with their vectors and lexical tokens, searchable both ways."""
 
@@ -32,7 +31,6 @@ class ChunkIndex:
     def _reset(self) -> None:
         self.chunks: list[Chunk] = []
         self.tokens: list[list[str]] = []
-        self._vectors = np.zeros((0, self.dim), dtype=np.float32)
         self._faiss = faiss.IndexFlatIP(self.dim)
         self._bm25 = BM25Index()
 
@@ -41,7 +39,13 @@ class ChunkIndex:
 
     @property
     def vectors(self) -> np.ndarray:
-        return self._vectors
+        """A copy of the indexed vectors, read from FAISS's own storage: the index keeps
+        no second copy of them (150 MB at 100k chunks)."""
+        with self._lock:
+            n = self._faiss.ntotal
+            if n == 0:
+                return np.zeros((0, self.dim), dtype=np.float32)
+            return faiss.rev_swig_ptr(self._faiss.get_xb(), n * self.dim).reshape(n, self.dim).copy()
 
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]]) -> None:
         """Append chunks (same order as their vectors and tokens) without touching the rest."""
@@ -51,7 +55,6 @@ class ChunkIndex:
         with self._lock:
             self.chunks.extend(chunks)
             self.tokens.extend(list(t) for t in tokens)
-            self._vectors = np.vstack([self._vectors, vectors])
             self._faiss.add(vectors)
             self._bm25.add(tokens)
             self.extends += 1
@@ -65,7 +68,6 @@ class ChunkIndex:
                 vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
                 self.chunks = list(chunks)
                 self.tokens = [list(t) for t in tokens]
-                self._vectors = vectors
                 self._faiss.add(vectors)
                 self._bm25 = BM25Index(self.tokens)
 
@@ -73,7 +75,7 @@ class ChunkIndex:
         """Rebuild with only the chunks for which `predicate(chunk)` is true."""
         with self._lock:
             keep = [i for i, c in enumerate(self.chunks) if predicate(c)]
-            self.rebuild([self.chunks[i] for i in keep], self._vectors[keep], [self.tokens[i] for i in keep])
+            self.rebuild([self.chunks[i] for i in keep], self.vectors[keep], [self.tokens[i] for i in keep])
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
         with self._lock:

@@ -145,7 +145,7 @@ def build_main(argv: Sequence[str] | None = None) -> int:
         settings = Settings.from_env()
         directory = load_course_directory(settings.course_directory)
         courses = [directory.get(cid) for cid in args.course] if args.course else list(directory.courses)
-        embedder = get_embedder(settings.embedding_model)
+        embedder = get_embedder(*settings.embedder_args())
         store, _ = build_store(settings, embedder.dim)
         summaries = []
         for course in courses:

@@ -11,6 +11,7 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from functools import lru_cache
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -90,6 +91,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2"):
         self.name = model_name
+        self.model_name = model_name
         self._model = None
         # Re-entrant: encoding holds the lock and reads `model`, which takes it too.
         self._lock = threading.RLock()
@@ -98,7 +100,7 @@ class SentenceTransformerEmbedder(Embedder):
     def model(self):
         with self._lock:
             if self._model is None:
-                path, bundled = resolve_model_path(self.name)
+                path, bundled = resolve_model_path(self.model_name)
                 if bundled:
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 _quiet_transformers()
@@ -121,7 +123,9 @@ class SentenceTransformerEmbedder(Embedder):
         with self._lock:
             return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True, show_progress_bar=False)
 
+    @lru_cache(maxsize=65536)
     def count_tokens(self, text: str) -> int:
+        # Cached: the same chunks are packed into many answers (about 1 ms saved per chunk).
         return len(self.model.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
@@ -140,7 +144,39 @@ class SentenceTransformerEmbedder(Embedder):
         return np.frombuffer(self._cached_query(text), dtype=np.float32)
 
 
-@lru_cache(maxsize=4)
-def get_embedder(model_name: str) -> SentenceTransformerEmbedder:
-    """One embedder per model name per process: the model is loaded once."""
-    return SentenceTransformerEmbedder(model_name)
+EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+def set_cpu_threads(threads: int) -> None:
+    """Intra-op threads for torch and FAISS, process-wide. The two share one OpenMP
+    runtime, so setting either sets both; one thread per request keeps a shared 2-core
+    machine responsive (one question is too small to split usefully)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    try:
+        import faiss
+
+        faiss.omp_set_num_threads(threads)
+    except ImportError:  # pragma: no cover - faiss is a dependency
+        pass
+
+
+@lru_cache(maxsize=8)
+def get_embedder(
+    model_name: str, backend: str = "torch", cache_dir: str | None = None, threads: int = 0
+) -> SentenceTransformerEmbedder:
+    """One embedder per model name (and backend) per process: the model is loaded once.
+
+    backend "torch" runs sentence-transformers; "onnx" and "onnx-int8" run the same model
+    exported to onnxruntime (see courserag/onnx_embedding.py), kept under cache_dir.
+    threads > 0 sets the process's intra-op threads (CPU_THREADS, see set_cpu_threads);
+    0 keeps the libraries' defaults.
+    """
+    if threads > 0:
+        set_cpu_threads(threads)
+    if backend == "torch":
+        return SentenceTransformerEmbedder(model_name)
+    from courserag.onnx_embedding import OnnxEmbedder
+
+    return OnnxEmbedder(model_name, backend, Path(cache_dir) if cache_dir else None, threads)

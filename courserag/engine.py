@@ -139,7 +139,7 @@ class RagEngine:
     def from_settings(cls, settings: Settings) -> "RagEngine":
         """Wire the default parts from settings; nothing connects until first use."""
         directory = load_course_directory(settings.course_directory)
-        embedder = get_embedder(settings.embedding_model)
+        embedder = get_embedder(*settings.embedder_args())
         store, fallback = build_store(settings, embedder.dim)
         answerer = None
         if settings.llm_enabled:
@@ -269,7 +269,7 @@ class RagEngine:
         else:
             ranked = ranking.rerank_hybrid(
                 candidates, tokens, ranking.extract_identifiers(query), chinese, cfg.top_k,
-                cfg.similarity_threshold, cfg.weak_vector_threshold,
+                cfg.similarity_threshold, cfg.relevance_threshold, cfg.chinese_relevance_threshold,
             )
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
@@ -293,6 +293,10 @@ class RagEngine:
         question = question.strip()
         if not question:
             raise CourseRagError("please type a question")
+        limit = self.settings.limits.max_question_chars
+        if len(question) > limit:
+            # Checked before any work: a megabyte "question" would hold an answer slot for seconds.
+            raise CourseRagError(f"your question is {len(question)} characters long; please keep it under {limit}")
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
         warnings = list(retrieval.warnings)

@@ -9,7 +9,8 @@ Weaviate's BM25 on the same tokens.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from array import array
+from collections import Counter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -19,37 +20,71 @@ B = 0.75
 
 
 class BM25Index:
-    """Inverted index: term -> postings (document ids and term frequencies)."""
+    """Inverted index: term -> postings (document ids and term frequencies).
+
+    Postings are typed arrays (`array('i')`, `array('f')`): 4 bytes an entry instead of a
+    list slot (8 bytes) plus, for a doc id, an int object (28 bytes); appendable in place,
+    and read by numpy without a copy (np.frombuffer) when scoring. 18M postings at 100k
+    chunks take ~90 MB.
+    """
 
     def __init__(self, documents: Iterable[Sequence[str]] = ()):
-        self._postings: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
-        self._lengths: list[int] = []
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._lengths_array: np.ndarray | None = None
-        self.add(documents)
+        self._postings: dict[str, tuple[array, array]] = {}
+        self._lengths = array("i")
+        self._bulk_add(documents if isinstance(documents, list) else list(documents))
 
     def __len__(self) -> int:
         return len(self._lengths)
 
     def add(self, documents: Iterable[Sequence[str]]) -> None:
         """Append documents; their ids continue from the current length."""
+        postings = self._postings
         for tokens in documents:
             doc_id = len(self._lengths)
             self._lengths.append(len(tokens))
             for term, tf in Counter(tokens).items():
-                ids, tfs = self._postings[term]
-                ids.append(doc_id)
-                tfs.append(tf)
-                self._arrays.pop(term, None)
-        self._lengths_array = None
+                entry = postings.get(term)
+                if entry is None:
+                    entry = postings[term] = (array("i"), array("f"))
+                entry[0].append(doc_id)
+                entry[1].append(tf)
+
+    def _bulk_add(self, documents: list[Sequence[str]]) -> None:
+        """Build an empty index from many documents at once, counting with numpy instead of
+        a Counter and two appends per posting: the same postings as `add` (doc ids
+        ascending per term)."""
+        if len(self._lengths) or len(documents) < 1000:
+            self.add(documents)
+            return
+        vocab: dict[str, int] = {}
+        setdefault = vocab.setdefault
+        terms = np.fromiter((setdefault(t, len(vocab)) for doc in documents for t in doc), dtype=np.int64)
+        lengths = np.fromiter((len(doc) for doc in documents), dtype=np.int32, count=len(documents))
+        n = len(documents)
+        docs = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        keys, tfs = np.unique(terms * n + docs, return_counts=True)  # sorted: by term, then doc
+        del terms, docs
+        term_of = keys // n
+        doc_of = (keys % n).astype(np.int32)
+        tfs = tfs.astype(np.float32)
+        cuts = np.flatnonzero(np.diff(term_of)) + 1
+        starts = np.concatenate(([0], cuts)).tolist()
+        ends = np.concatenate((cuts, [len(keys)])).tolist()
+        words = list(vocab)  # insertion order is id order
+        for start, end in zip(starts, ends):
+            ids, freqs = array("i"), array("f")
+            ids.frombytes(doc_of[start:end].tobytes())
+            freqs.frombytes(tfs[start:end].tobytes())
+            self._postings[words[int(term_of[start])]] = (ids, freqs)
+        self._lengths.frombytes(lengths.tobytes())
 
     def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        if term not in self._postings:
+        """Zero-copy views of a term's postings; valid until the next `add` (callers hold
+        the owning index's lock, so none outlives a scoring call)."""
+        entry = self._postings.get(term)
+        if entry is None:
             return None
-        if term not in self._arrays:
-            ids, tfs = self._postings[term]
-            self._arrays[term] = (np.asarray(ids, dtype=np.int64), np.asarray(tfs, dtype=np.float32))
-        return self._arrays[term]
+        return np.frombuffer(entry[0], dtype=np.int32), np.frombuffer(entry[1], dtype=np.float32)
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query tokens (zeros where no term matches)."""
@@ -57,9 +92,7 @@ class BM25Index:
         out = np.zeros(n, dtype=np.float32)
         if n == 0:
             return out
-        if self._lengths_array is None:
-            self._lengths_array = np.asarray(self._lengths, dtype=np.float32)
-        lengths = self._lengths_array
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)
         avgdl = float(lengths.mean()) or 1.0
         for term in set(query):
             arrays = self._posting_arrays(term)
@@ -68,8 +101,9 @@ class BM25Index:
             ids, tfs = arrays
             # Lucene's idf: always positive, so a very common term still counts a little.
             idf = math.log(1.0 + (n - len(ids) + 0.5) / (len(ids) + 0.5))
-            norm = K1 * (1.0 - B + B * lengths[ids] / avgdl)
+            norm = K1 * (1.0 - B + B * lengths[ids].astype(np.float32) / avgdl)
             out[ids] += idf * tfs * (K1 + 1.0) / (tfs + norm)
+            del ids, tfs, arrays  # release the buffer views before any later append
         return out
 
     def search(self, query: Sequence[str], k: int) -> list[tuple[int, float]]:

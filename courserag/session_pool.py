@@ -45,6 +45,8 @@ class SessionPool:
     files: dict[str, UploadedFile] = field(default_factory=dict)
     embedded_texts: int = 0
     _vector_cache: dict[str, np.ndarray] = field(default_factory=dict)
+    # One learner may upload from two tabs at once: a file's check-replace-add is atomic.
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self):
         self.index = ChunkIndex(self.dim, "session")
@@ -70,32 +72,40 @@ class SessionPool:
         chunks: Sequence[Chunk],
         embed: Callable[[list[str]], np.ndarray],
     ) -> int:
-        """Add (or replace) one file's chunks; embeds only texts the pool has not seen."""
-        if len(self.index) + len(chunks) > self.max_chunks:
-            raise SessionLimitError(
-                f"{uploaded.name}: this session already holds {len(self.index)} chunks; "
-                f"adding {len(chunks)} more would pass the limit of {self.max_chunks}"
-            )
-        if uploaded.name in self.files:
-            self.remove_file(uploaded.name)
-        hashes = [content_hash(c.text) for c in chunks]
-        missing = sorted({h for h in hashes if h not in self._vector_cache})
-        if missing:
-            texts = {h: c.text for h, c in zip(hashes, chunks)}
-            vectors = embed([texts[h] for h in missing])
-            self.embedded_texts += len(missing)
-            self._vector_cache.update(zip(missing, vectors))
-        matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
-        self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks])
-        self.files[uploaded.name] = uploaded
-        return len(chunks)
+        """Add (or replace) one file's chunks; embeds only texts the pool has not seen.
+
+        The whole check-replace-add runs under the pool's lock, so two concurrent uploads of
+        one file cannot both add their chunks, nor together pass the session's quotas."""
+        with self._lock:
+            existing = self.files.get(uploaded.name)
+            held = sum(1 for c in self.index.chunks if c.source != uploaded.name)
+            if held + len(chunks) > self.max_chunks:
+                raise SessionLimitError(
+                    f"{uploaded.name}: this session already holds {held} chunks; "
+                    f"adding {len(chunks)} more would pass the limit of {self.max_chunks}"
+                )
+            self.check_room(uploaded.size_bytes, uploaded.name)
+            if existing is not None:
+                self.remove_file(uploaded.name)
+            hashes = [content_hash(c.text) for c in chunks]
+            missing = sorted({h for h in hashes if h not in self._vector_cache})
+            if missing:
+                texts = {h: c.text for h, c in zip(hashes, chunks)}
+                vectors = embed([texts[h] for h in missing])
+                self.embedded_texts += len(missing)
+                self._vector_cache.update(zip(missing, vectors))
+            matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
+            self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks])
+            self.files[uploaded.name] = uploaded
+            return len(chunks)
 
     def remove_file(self, name: str) -> bool:
         """Drop a file and its chunks; the index is rebuilt from cached vectors."""
-        if self.files.pop(name, None) is None:
-            return False
-        self.index.keep(lambda chunk: chunk.source != name)
-        return True
+        with self._lock:
+            if self.files.pop(name, None) is None:
+                return False
+            self.index.keep(lambda chunk: chunk.source != name)
+            return True
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
         return self.index.vector_search(vector, k)

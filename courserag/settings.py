@@ -28,6 +28,7 @@ class Limits:
     max_decompressed_mb: float = 300.0
     max_zip_entries: int = 10000
     max_text_chars: int = 20_000_000
+    max_question_chars: int = 2000
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,13 @@ class RetrievalSettings:
 
     top_k: int = 4
     candidate_multiplier: int = 2  # each path returns candidate_multiplier * top_k (at least 8)
-    min_candidates: int = 20
+    min_candidates: int = 50  # per path for the hybrid rerank (measured: docs/EVALUATION.md)
     vector_weight: float = 0.7
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25
     weak_vector_threshold: float = 0.35
-    relevance_threshold: float = 0.3
+    relevance_threshold: float = 0.33  # English questions below it are refused (ranking.ENGLISH_GATE)
+    chinese_relevance_threshold: float = 0.25  # the same for Chinese (ranking.CHINESE_GATE)
     fusion: str = "hybrid"  # "hybrid" (language- and confidence-aware) or "reference"
     max_chunk_tokens: int = 500
     context_token_budget: int = 2000
@@ -54,7 +56,14 @@ class Settings:
     course_directory: Path = PROJECT_ROOT / "course_directory.yaml"
     data_dir: Path = PROJECT_ROOT / "data"
     embedding_model: str = "all-MiniLM-L6-v2"
-    embedding_batch_size: int = 32
+    # Texts per model call. 8, not 32: on one thread, length-sorted batches of 4-8 chunks
+    # embedded 1.4-1.7x faster than 32 (less padding, activations stay in cache; bench/).
+    embedding_batch_size: int = 8
+    embedding_backend: str = "torch"  # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/onnx_embedding.py)
+    # Intra-op threads of torch and FAISS (they share one OpenMP pool) and onnxruntime.
+    # 1 by default: on a shared 2-core machine two spinning threads per request made a
+    # question 3-5x slower (docs/PERFORMANCE.md); 0 = the libraries' default (one per core).
+    cpu_threads: int = 1
     chunk_size: int = 1400
     chunk_overlap: int = 150
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
@@ -102,6 +111,9 @@ class Settings:
             overlap_weight=get("OVERLAP_WEIGHT", base.retrieval.overlap_weight, float),
             similarity_threshold=get("SIMILARITY_THRESHOLD", base.retrieval.similarity_threshold, float),
             relevance_threshold=get("RELEVANCE_THRESHOLD", base.retrieval.relevance_threshold, float),
+            chinese_relevance_threshold=get(
+                "CHINESE_RELEVANCE_THRESHOLD", base.retrieval.chinese_relevance_threshold, float
+            ),
             fusion=get("FUSION", base.retrieval.fusion),
             max_chunk_tokens=get("MAX_CHUNK_TOKENS", base.retrieval.max_chunk_tokens, int),
             context_token_budget=get("CONTEXT_TOKEN_BUDGET", base.retrieval.context_token_budget, int),
@@ -118,6 +130,8 @@ class Settings:
             data_dir=Path(get("DATA_DIR", base.data_dir)),
             embedding_model=get("EMBEDDING_MODEL", base.embedding_model),
             embedding_batch_size=get("EMBEDDING_BATCH_SIZE", base.embedding_batch_size, int),
+            embedding_backend=get("EMBEDDING_BACKEND", base.embedding_backend),
+            cpu_threads=get("CPU_THREADS", base.cpu_threads, int),
             chunk_size=get("CHUNK_SIZE", base.chunk_size, int),
             chunk_overlap=get("CHUNK_OVERLAP", base.chunk_overlap, int),
             retrieval=retrieval,
@@ -147,8 +161,14 @@ class Settings:
             raise ConfigError(f"TOP_K must be > 0, but got {self.retrieval.top_k}")
         if self.weaviate_search not in ("separate", "hybrid"):
             raise ConfigError(f"WEAVIATE_SEARCH must be 'separate' or 'hybrid', but got {self.weaviate_search!r}")
+        if self.embedding_backend not in ("torch", "onnx", "onnx-int8"):
+            raise ConfigError(f"EMBEDDING_BACKEND must be 'torch', 'onnx' or 'onnx-int8', but got {self.embedding_backend!r}")
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+
+    def embedder_args(self) -> tuple[str, str, str, int]:
+        """Arguments of courserag.embedding.get_embedder for these settings."""
+        return (self.embedding_model, self.embedding_backend, str(self.data_dir / "models"), self.cpu_threads)
 
     def describe(self) -> dict:
         """A loggable view of the settings (there are no secrets in here by construction)."""

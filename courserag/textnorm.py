@@ -8,6 +8,7 @@ half-width with NFKC first, so "ＣＳＣ３１００" and "CSC3100" are the sam
 from __future__ import annotations
 
 import logging
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -83,3 +84,17 @@ def token_overlap(query_tokens: list[str] | set[str], text_tokens: list[str] | s
     if not query:
         return 0.0
     return len(query & set(text_tokens)) / len(query)
+
+
+# The jieba dictionary frequency below which a word counts as rare (names, terms).
+_RARE_FREQUENCY = 50
+_LATIN_ONLY = re.compile(r"^[a-z0-9]+$")
+
+
+@lru_cache(maxsize=65536)
+def token_weight(token: str) -> float:
+    """How much finding this word says: log(total / frequency) in jieba's dictionary, so
+    names and terms (absent or rare) weigh most. Latin tokens count as rare."""
+    dictionary = _jieba().dt
+    frequency = 0 if _LATIN_ONLY.match(token) else dictionary.FREQ.get(token, 0)
+    return math.log(max(dictionary.total, 1) / (frequency + _RARE_FREQUENCY))

@@ -207,3 +207,8 @@ def test_followup_is_rewritten_by_the_llm_when_configured(engine):
         assert "What is the late policy for homework?" in rewrite_request["messages"][1]["content"]
     finally:
         server.stop()
+
+
+def test_overlong_question_is_refused_before_any_work(engine):
+    with pytest.raises(CourseRagError, match="characters long"):
+        engine.ask("csc3100", "why " * 1000)

@@ -124,22 +124,7 @@ def test_hybrid_chinese_trusts_bm25_over_noise_vectors():
     noisy = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.9, lexical=0.1)
     right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.2, lexical=1.0)
     ranked = ranking.rerank_hybrid([noisy, right], ["迟交", "政策"], set(), True, 2)
-    assert ranked[0].chunk.text.startswith("迟交")
-
-
-@pytest.mark.parametrize(
-    "candidate, chinese, relevant",
-    [
-        (ScoredChunk(chunk("x"), vector=0.6, overlap=0.0), False, True),
-        (ScoredChunk(chunk("x"), vector=0.3, overlap=0.2), False, True),
-        (ScoredChunk(chunk("x"), vector=0.3, overlap=0.0), False, False),
-        (ScoredChunk(chunk("x"), vector=0.9, overlap=0.0), True, False),  # English model, Chinese query
-        (ScoredChunk(chunk("x"), vector=0.0, overlap=0.6), True, True),
-        (ScoredChunk(chunk("x"), vector=0.0, identifier=1.0), False, True),
-    ],
-)
-def test_is_relevant(candidate, chinese, relevant):
-    assert ranking.is_relevant(candidate, chinese, similarity_threshold=0.25) is relevant
+    assert [r.chunk.text for r in ranked] == ["迟交政策：每天扣百分之十"]  # the noisy one has no question word
 
 
 def test_unrelated_question_yields_nothing():
@@ -147,14 +132,60 @@ def test_unrelated_question_yields_nothing():
     assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
 
 
+@pytest.mark.parametrize("chinese, expected", [(False, ranking.ENGLISH_WEIGHTS), (True, ranking.CHINESE_WEIGHTS)])
+def test_choose_weights_follows_language(chinese, expected):
+    assert ranking.choose_weights(chinese) == expected
+
+
 @pytest.mark.parametrize(
-    "chinese, best_vector, expected",
+    "vector, text, tokens, chinese, expected",
     [
-        (False, 0.6, ranking.ENGLISH_WEIGHTS),
-        (True, 0.6, ranking.CHINESE_WEIGHTS),
-        (False, 0.1, ranking.RankWeights(0.25, 0.55, 0.2)),
+        (0.6, "hash tables store keys", ["hash", "tables"], False, 0.5 * 0.6 + 0.5 * 1.0),
+        (0.2, "nothing relevant", ["hash", "tables"], False, 0.1),
+        # long questions: the word share counts at most 6 words
+        (0.0, "a b c", ["a", "b", "c", "d", "e", "f", "g", "h"], False, 0.5 * 3 / 6),
+        # Chinese: the rare name outweighs the common word
+        (0.9, "硕塞是皇太极的第五子", ["硕塞", "儿子"], True, None),
     ],
 )
-def test_choose_weights(chinese, best_vector, expected):
-    got = ranking.choose_weights(chinese, best_vector, 0.35)
-    assert got == pytest.approx(expected)
+def test_relevance(vector, text, tokens, chinese, expected):
+    got = ranking.relevance(ScoredChunk(chunk(text), vector=vector), tokens, chinese)
+    if expected is None:
+        assert got > 0.5
+    else:
+        assert got == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "relevance, identifier, threshold, expected",
+    [(0.4, 0.0, 0.33, True), (0.2, 0.0, 0.33, False), (0.0, 1.0, 0.33, True), (0.0, 0.5, 0.33, True)],
+)
+def test_is_relevant(relevance, identifier, threshold, expected):
+    assert ranking.is_relevant(relevance, identifier, threshold) is expected
+
+
+def test_identifiers_ignore_function_words_before_numbers():
+    assert ranking.extract_identifiers("When did the 1973 oil crisis begin in 1973?") == frozenset()
+    assert ranking.extract_identifiers("Take CSC3100 after MAT-2040 and CS 101") == {"CSC3100", "MAT2040", "CS101"}
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [([1.0, 1.0], [0.0, 0.0]), ([0.0, 2.0], [-1.0, 1.0]), ([], []), ([3.0], [0.0])],
+)
+def test_zscores(values, expected):
+    assert ranking.zscores(values) == pytest.approx(expected)
+
+
+def test_refusal_is_per_question_but_weak_candidates_are_dropped():
+    strong = ScoredChunk(chunk("late policy: ten percent per day"), vector=0.6, lexical=1.0)
+    weak = ScoredChunk(chunk("hash tables"), vector=0.05, lexical=0.0)
+    ranked = ranking.rerank_hybrid([strong, weak], ["late", "policy"], (), False, 4)
+    assert [r.chunk.text for r in ranked] == [strong.chunk.text]
+    assert ranking.rerank_hybrid([weak], ["late", "policy"], (), False, 4) == []
+
+
+def test_gates_are_settings():
+    middling = ScoredChunk(chunk("late fees"), vector=0.12, lexical=1.0)  # relevance 0.31
+    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.33) == []
+    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.3)

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+from sys import intern
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -177,7 +178,11 @@ class LocalCourseStore:
             except (OSError, ValueError, KeyError) as exc:
                 raise StoreUnavailableError(f"the index of course {course_id!r} is damaged ({source}): {exc}") from exc
             chunks.extend(Chunk.from_dict(c) for c in payload["chunks"])
-            tokens.extend(payload["tokens"])
+            # Intern each segment's tokens as it is read, so its parsed copies die here:
+            # kept until the end, 12M short-lived strings fragment the heap between the
+            # long-lived chunks (1 GB of RSS at 100k chunks, see docs/PERFORMANCE.md).
+            tokens.extend([intern(t) for t in doc] for doc in payload["tokens"])
+            del payload
         index = ChunkIndex(self.dim, self.name)
         matrix = np.vstack(vectors) if vectors else np.zeros((0, self.dim), dtype=np.float32)
         index.rebuild(chunks, matrix, tokens)

@@ -1,0 +1,411 @@
+"""Benchmark data: real passages and questions, their embeddings, sized stores, real files.
+
+Passages and questions are real: SQuAD v1.1 dev (English Wikipedia) and CMRC 2018 dev
+(Chinese Wikipedia) from ../shared/eval (read-only). A fixed, seeded selection of
+`DISTINCT_PASSAGES` of them (3 English : 1 Chinese) is embedded once with the real model and
+cached on disk (CACHE_DIR/embeddings). Sizes beyond that (10k, 100k chunks) are reached by
+*variants*: variant v > 0 of passage p is its text with ~10% of adjacent words swapped
+(English) or its sentences rotated (Chinese), plus a suffix "(v<v>)", so every chunk text,
+chunk id and token list is distinct. Embedding 100k chunks with the real model would take
+over an hour on two cores, so a variant's vector is *derived*: the real vector of its
+passage plus Gaussian noise of norm PERTURBATION, renormalised (cosine ~0.96 to the
+original, about what a reworded passage gets). Questions are always embedded with the
+real model at query time. Stores are cached under CACHE_DIR/stores, keyed by size and
+DATA_VERSION, so a rerun loads them instead of building them again.
+
+Files for the upload and build benchmarks are real PDF/PPTX/DOCX files generated here with
+fpdf2, python-pptx and python-docx from the same passages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import random
+import re
+import shutil
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from bench.common import EVAL_DIR, cache_dir
+
+DATA_VERSION = "1"
+DISTINCT_PASSAGES = 2000
+PERTURBATION = 0.3
+CHUNKS_PER_FILE = 100
+COURSE_ID = "bench"
+
+
+@dataclass(frozen=True)
+class Passage:
+    doc_id: str
+    title: str
+    text: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    lang: str
+    gold: tuple[str, ...]
+
+
+def _jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _require(path: Path) -> Path:
+    if not path.exists():
+        raise SystemExit(f"benchmark data not found: {path} (set BENCH_EVAL_DIR to the folder with squad_v1_dev/ and cmrc2018_dev/)")
+    return path
+
+
+@lru_cache(maxsize=4)
+def passages(limit: int = DISTINCT_PASSAGES) -> tuple[Passage, ...]:
+    """`limit` real passages, 3 English : 1 Chinese, in a seeded order."""
+    english = [Passage(d["doc_id"], d["title"], d["text"], "en") for d in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "corpus.jsonl"))]
+    chinese = [Passage(d["doc_id"], d["title"], d["text"], "zh") for d in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "corpus.jsonl"))]
+    n_zh = min(len(chinese), limit // 4)
+    n_en = min(len(english), limit - n_zh)
+    chosen = english[:n_en] + chinese[:n_zh]
+    random.Random(7).shuffle(chosen)
+    return tuple(chosen)
+
+
+@lru_cache(maxsize=1)
+def questions() -> tuple[Question, ...]:
+    """Real questions, 3 English : 1 Chinese, interleaved in a seeded order."""
+    en = [Question(q["question"], "en", tuple(q["gold_doc_ids"])) for q in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "queries.jsonl"))]
+    zh = [Question(q["question"], "zh", tuple(q["gold_doc_ids"])) for q in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "queries.jsonl"))]
+    rng = random.Random(11)
+    rng.shuffle(en)
+    rng.shuffle(zh)
+    out: list[Question] = []
+    for i in range(min(len(en), 3 * len(zh))):
+        out.append(en[i])
+        if i % 3 == 2:
+            out.append(zh[i // 3])
+    return tuple(out)
+
+
+def variant_text(text: str, v: int) -> str:
+    """Variant v of a passage (v = 0 is the passage itself)."""
+    if v == 0:
+        return text
+    rng = random.Random(v * 1_000_003 + len(text))
+    words = text.split(" ")
+    if len(words) >= 20:
+        for _ in range(max(1, len(words) // 10)):
+            i = rng.randrange(len(words) - 1)
+            words[i], words[i + 1] = words[i + 1], words[i]
+        body = " ".join(words)
+    else:
+        parts = [p for p in re.split(r"(?<=[。！？；])", text) if p]
+        k = v % len(parts) if parts else 0
+        body = "".join(parts[k:] + parts[:k])
+    return f"{body} (v{v})"
+
+
+def derived_vector(base: np.ndarray, seed: int, perturbation: float = PERTURBATION) -> np.ndarray:
+    """The real vector plus seeded Gaussian noise of norm `perturbation`, renormalised."""
+    noise = np.random.default_rng(seed).standard_normal(base.shape[-1]).astype(np.float32)
+    out = base + perturbation * noise / np.linalg.norm(noise)
+    return (out / np.linalg.norm(out)).astype(np.float32)
+
+
+def derived_matrix(base: np.ndarray, seeds: Sequence[int], perturbation: float = PERTURBATION) -> np.ndarray:
+    """derived_vector for many rows at once (row i from base[i] with seeds[i])."""
+    out = np.empty_like(base, dtype=np.float32)
+    for i, seed in enumerate(seeds):
+        out[i] = derived_vector(base[i], seed, perturbation)
+    return out
+
+
+# -- embeddings cached on disk ------------------------------------------------------------
+
+
+class VectorCache:
+    """Vectors of texts by (embedder name, text) hash, in one .npz per embedder name."""
+
+    def __init__(self, embedder, folder: Path | None = None):
+        self.embedder = embedder
+        slug = re.sub(r"[^A-Za-z0-9_.+-]+", "_", embedder.name)
+        self.path = Path(folder or cache_dir() / "embeddings") / f"{slug}.npz"
+        self._vectors: dict[str, np.ndarray] = {}
+        if self.path.exists():
+            try:
+                with np.load(self.path, allow_pickle=False) as data:
+                    self._vectors = dict(zip(data["keys"].tolist(), np.asarray(data["vectors"], dtype=np.float32)))
+            except (OSError, ValueError, KeyError):
+                self._vectors = {}
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.embedder.name}\x1f{text}".encode("utf-8")).hexdigest()[:32]
+
+    def get(self, texts: Sequence[str], batch_size: int = 32, progress: bool = False) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        missing = {k: t for k, t in zip(keys, texts) if k not in self._vectors}
+        if missing:
+            items = list(missing.items())
+            step = 256
+            for start in range(0, len(items), step):
+                part = items[start : start + step]
+                if progress:
+                    print(f"  embedding {start + len(part)}/{len(items)} passages (cached for later runs)", flush=True)
+                vectors = self.embedder.embed_batch([t for _, t in part], batch_size)
+                self._vectors.update(zip([k for k, _ in part], vectors))
+                self._save()
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([self._vectors[k] for k in keys])
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
+        with tmp.open("wb") as handle:
+            np.savez(handle, keys=np.asarray(list(self._vectors)), vectors=np.stack(list(self._vectors.values())))
+        os.replace(tmp, self.path)
+
+
+class CachedVectorsEmbedder:
+    """Wraps a real embedder for benchmarks that must not spend minutes in the model
+    (the 500-file incremental build): texts in `known` get their vectors; any other text
+    gets a seeded random unit vector (derive=True) or is embedded for real. Queries and
+    token counts always go to the real embedder."""
+
+    def __init__(self, inner, known: dict[str, np.ndarray] | None = None, derive: bool = True):
+        self.inner = inner
+        self.name = inner.name + "+cached"
+        self.dim = inner.dim
+        self.known = dict(known or {})
+        self.derive = derive
+        self.model_calls = 0
+
+    def embed_batch(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        unknown = [t for t in dict.fromkeys(texts) if t not in self.known]
+        if unknown and self.derive:
+            for t in unknown:
+                seed = int(hashlib.sha256(t.encode("utf-8")).hexdigest()[:12], 16)
+                v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+                self.known[t] = v / np.linalg.norm(v)
+        elif unknown:
+            self.model_calls += 1
+            self.known.update(zip(unknown, self.inner.embed_batch(unknown, batch_size)))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.known[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return self.inner.truncate_to_tokens(text, max_tokens)
+
+
+@dataclass
+class Corpus:
+    """The distinct real passages and their real vectors."""
+
+    passages: tuple[Passage, ...]
+    vectors: np.ndarray  # (len(passages), dim), real model
+
+    def item(self, j: int, offset: int = 0) -> tuple[str, int, int]:
+        """(text, passage index, variant) of synthetic chunk j (offset shifts the variant)."""
+        p = j % len(self.passages)
+        v = j // len(self.passages) + offset
+        return variant_text(self.passages[p].text, v), p, v
+
+    def texts_and_vectors(self, n: int, offset: int = 0, seed_base: int = 0, start: int = 0) -> tuple[list[str], np.ndarray]:
+        """Texts and vectors of synthetic chunks start..n-1 (real vectors for variant 0)."""
+        texts, rows, seeds, derived = [], [], [], []
+        for j in range(start, n):
+            text, p, v = self.item(j, offset)
+            texts.append(text)
+            rows.append(p)
+            seeds.append(seed_base + j)
+            derived.append(v > 0)
+        base = self.vectors[rows]
+        matrix = derived_matrix(base, seeds)
+        mask = np.asarray(derived)
+        matrix[~mask] = base[~mask]
+        return texts, matrix
+
+
+def load_corpus(embedder, progress: bool = True, limit: int = DISTINCT_PASSAGES) -> Corpus:
+    chosen = passages(limit)
+    cache = VectorCache(embedder)
+    vectors = cache.get([p.text for p in chosen], progress=progress)
+    return Corpus(chosen, vectors)
+
+
+# -- sized course stores ---------------------------------------------------------------------
+
+
+def store_root(embedder_name: str, distinct: int = DISTINCT_PASSAGES) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9_.+-]+", "_", embedder_name)
+    return cache_dir() / "stores" / f"v{DATA_VERSION}-{distinct}-{slug}"
+
+
+def course_id_for(n: int) -> str:
+    return f"{COURSE_ID}{n}"
+
+
+def build_sized_course(store, corpus: Corpus, n: int, progress: bool = True) -> str:
+    """Write an n-chunk course (files of CHUNKS_PER_FILE chunks) into a LocalCourseStore,
+    unless a complete one is already there. Returns the course id."""
+    from courserag.records import Chunk
+
+    course_id = course_id_for(n)
+    if store.count(course_id) == n:
+        return course_id
+    store.delete_course(course_id)
+    files = (n + CHUNKS_PER_FILE - 1) // CHUNKS_PER_FILE
+    for f in range(files):
+        start, stop = f * CHUNKS_PER_FILE, min(n, (f + 1) * CHUNKS_PER_FILE)
+        texts, vectors = corpus.texts_and_vectors(stop, start=start)
+        source = f"week{f // 10:03d}/lecture{f:04d}.pdf"
+        file_hash = hashlib.sha256(f"{course_id}/{source}/{DATA_VERSION}".encode()).hexdigest()
+        chunks = [
+            Chunk.make(t, source, f"page {k + 1}", "course", course_id, "pdf", file_hash) for k, t in enumerate(texts)
+        ]
+        store.replace_file(course_id, source, file_hash, chunks, vectors)
+        if progress and (f + 1) % 100 == 0:
+            print(f"  course of {n} chunks: {stop} written (cached for later runs)", flush=True)
+    return course_id
+
+
+def session_chunks(corpus: Corpus, n: int, name: str = "my_notes.pdf", offset: int = 10_000):
+    """n upload chunks (variants never used by a course) with their vectors."""
+    from courserag.records import Chunk, content_hash
+
+    texts, vectors = corpus.texts_and_vectors(n, offset=offset, seed_base=1000 * offset)
+    file_hash = content_hash(name + str(n))
+    chunks = [Chunk.make(t, name, f"page {k + 1}", "upload", None, "pdf", file_hash) for k, t in enumerate(texts)]
+    return chunks, vectors
+
+
+def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
+    """Upload n chunks into a session pool through its own add_file (vectors precomputed)."""
+    from courserag.session_pool import UploadedFile
+
+    chunks, vectors = session_chunks(corpus, n, name)
+    by_text = {c.text: v for c, v in zip(chunks, vectors)}
+    uploaded = UploadedFile(name, chunks[0].file_hash, "pdf", len(chunks), len(chunks), sum(len(c.text) for c in chunks))
+    pool.add_file(uploaded, chunks, lambda texts: np.stack([by_text[t] for t in texts]))
+
+
+# -- real files --------------------------------------------------------------------------------
+
+
+def _latin(text: str) -> str:
+    """fpdf2's core fonts are Latin-1: replace what they cannot draw."""
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def english_passages() -> list[Passage]:
+    return [p for p in passages() if p.lang == "en"]
+
+
+def pdf_bytes(pages: int, seed: int = 0, chars_per_page: int = 1800) -> bytes:
+    """A text PDF of real passages, about chars_per_page characters on each page."""
+    from fpdf import FPDF
+
+    pool = english_passages()
+    rng = random.Random(seed)
+    pdf = FPDF()
+    pdf.set_compression(True)
+    pdf.set_auto_page_break(False)
+    for page in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 13)
+        pdf.cell(0, 8, _latin(f"Lecture {seed}, page {page + 1}"), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=9)
+        body = ""
+        while len(body) < chars_per_page:
+            body += pool[rng.randrange(len(pool))].text + "\n\n"
+        pdf.multi_cell(0, 4.2, _latin(body[:chars_per_page]))
+    return bytes(pdf.output())
+
+
+def pptx_bytes(slides: int, seed: int = 0, chars_per_slide: int = 700) -> bytes:
+    """A deck with a title and a body of real passage sentences on every slide."""
+    from pptx import Presentation
+    from pptx.util import Pt
+
+    pool = english_passages()
+    rng = random.Random(seed + 1)
+    deck = Presentation()
+    layout = deck.slide_layouts[1]
+    for n in range(slides):
+        slide = deck.slides.add_slide(layout)
+        passage = pool[rng.randrange(len(pool))]
+        slide.shapes.title.text = f"{passage.title.replace('_', ' ')} ({n + 1})"
+        body = slide.placeholders[1].text_frame
+        sentences = re.split(r"(?<=[.!?])\s+", passage.text)
+        text = ""
+        for i, sentence in enumerate(sentences):
+            if len(text) + len(sentence) > chars_per_slide:
+                break
+            para = body.paragraphs[0] if i == 0 else body.add_paragraph()
+            para.text = sentence
+            para.font.size = Pt(12)
+            text += sentence
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def docx_bytes(sections: int, seed: int = 0) -> bytes:
+    """A Word file with a heading and two real passages per section."""
+    import docx
+
+    pool = english_passages()
+    rng = random.Random(seed + 2)
+    document = docx.Document()
+    document.add_heading(f"Reading notes {seed}", level=1)
+    for n in range(sections):
+        passage = pool[rng.randrange(len(pool))]
+        document.add_heading(f"{passage.title.replace('_', ' ')} {n + 1}", level=2)
+        document.add_paragraph(passage.text)
+        document.add_paragraph(pool[rng.randrange(len(pool))].text)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: int = 3, slides: int = 12,
+                       docs: int = 3, doc_sections: int = 6) -> Path:
+    """A course folder of real generated PDF, PPTX and DOCX files."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for i in range(pdfs):
+        (folder / f"lecture{i:02d}.pdf").write_bytes(pdf_bytes(pdf_pages, seed=100 + i))
+    for i in range(decks):
+        (folder / f"slides{i:02d}.pptx").write_bytes(pptx_bytes(slides, seed=200 + i))
+    for i in range(docs):
+        (folder / f"notes{i:02d}.docx").write_bytes(docx_bytes(doc_sections, seed=300 + i))
+    return folder
+
+
+def write_text_course(folder: Path, files: int) -> Path:
+    """A course folder of `files` small .txt files, one real passage each."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    pool = passages()
+    for i in range(files):
+        sub = folder / f"unit{i // 50:02d}"
+        sub.mkdir(exist_ok=True)
+        p = pool[i % len(pool)]
+        (sub / f"reading{i:04d}.txt").write_text(f"{p.title}\n\n{variant_text(p.text, i // len(pool))}\n", encoding="utf-8")
+    return folder
