@@ -20,6 +20,7 @@ log = logging.getLogger("app")
 def main() -> None:
     from courserag.engine import RagEngine
     from courserag.indexer import build_course
+    from courserag.textnorm import word_tokens
     from courserag.settings import Settings
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -28,6 +29,7 @@ def main() -> None:
     settings = Settings.from_env()
     engine = RagEngine.from_settings(settings)
     engine.embedder.embed_query("warm up")  # load the model now, not on the first question
+    word_tokens("预热")  # and jieba's dictionary (about half a second)
     build_on_start = os.environ.get("BUILD_INDEX_ON_START", "1" if os.environ.get("SPACE_ID") else "0") == "1"
     for course in engine.directory.courses:
         try:

@@ -143,7 +143,10 @@ def extractive_answer(
     seen: set[str] = set()
     for item in items:
         headings = _heading_text(item)
-        for position, sentence in enumerate(answer_units(item.text, item.hit.chunk.doc_type)):
+        first_line, _, rest = item.text.partition("\n")
+        # The heading line chunking put on top must not be glued to the first sentence.
+        body = rest if rest and first_line.strip() and first_line.strip() in headings else item.text
+        for position, sentence in enumerate(answer_units(body, item.hit.chunk.doc_type)):
             if sentence.rstrip(".:：") in headings:
                 continue  # a heading repeats the question's words but answers nothing
             key = " ".join(sentence.split()).lower()

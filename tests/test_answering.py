@@ -106,3 +106,10 @@ def test_answer_units(text, doc_type, expected):
     from courserag.answering import answer_units
 
     assert answer_units(text, doc_type) == expected
+
+
+def test_heading_line_is_not_glued_to_the_first_sentence():
+    text = "Study group\nOur study group meets in room L-204 every Wednesday."
+    chunk = Chunk.make(text, "notes.md", "Study group", "upload")
+    answer = extractive_answer("Where does the study group meet?", [ContextItem(1, ScoredChunk(chunk), text, 12)])
+    assert answer.splitlines()[1] == "- Our study group meets in room L-204 every Wednesday. [1]"
