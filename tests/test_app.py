@@ -20,6 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.app_helpers import dependencies, queue_call
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "instr-" + uuid.uuid4().hex
 LATE_POLICY = "What is the late policy for homework?"
@@ -192,31 +194,6 @@ def test_only_course_files_are_served(app_url, app_data):
 # -- the instructor lock, seen from outside -----------------------------------------------
 
 
-def _dependencies(url) -> dict[str, dict]:
-    config = httpx.get(url + "config", timeout=10).json()
-    return {d["api_name"]: d for d in config["dependencies"] if d.get("api_name")}
-
-
-def _raw_call(url, dependency: dict, data: list, timeout: float = 120.0) -> dict:
-    """Call an event by fn_index through the queue, the way the browser does (no client
-    library), so a private endpoint cannot hide behind the client's refusal."""
-    session = uuid.uuid4().hex[:11]
-    trigger = dependency["targets"][0][0] if dependency.get("targets") else None
-    with httpx.Client(base_url=url, timeout=timeout) as http:
-        joined = http.post("gradio_api/queue/join", json={
-            "data": data, "event_data": None, "fn_index": dependency["id"], "trigger_id": trigger,
-            "session_hash": session,
-        })
-        joined.raise_for_status()
-        with http.stream("GET", "gradio_api/queue/data", params={"session_hash": session}) as stream:
-            for line in stream.iter_lines():
-                if line.startswith("data:"):
-                    message = json.loads(line[5:])
-                    if message.get("msg") == "process_completed":
-                        return message
-    raise AssertionError("no process_completed message")
-
-
 def test_instructor_handlers_are_not_in_the_public_api(app_url):
     client = client_for(app_url)
     names = set(client.view_api(print_info=False, return_format="dict")["named_endpoints"])
@@ -228,7 +205,7 @@ def test_instructor_handlers_are_not_in_the_public_api(app_url):
 
 
 def test_instructor_handlers_recheck_the_token_on_every_call(app_url):
-    deps = _dependencies(app_url)
+    deps = dependencies(app_url)
     unlock, build, batch = deps["instructor_unlock"], deps["instructor_build"], deps["instructor_batch"]
     for bad in ("", "wrong-token", TOKEN + "x", TOKEN[:-1]):
         for dep, data in (
@@ -236,16 +213,16 @@ def test_instructor_handlers_recheck_the_token_on_every_call(app_url):
             (build, [bad, "csc3100", True, "en"]),
             (batch, [bad, "csc3100", LATE_POLICY, "en"]),
         ):
-            output = _raw_call(app_url, dep, data)["output"]["data"]
+            output = queue_call(app_url, dep, data)["output"]["data"]
             assert output[0].startswith("🔒"), output
             assert output[1] == {"visible": False, "__type__": "update"}
             text = json.dumps(output, ensure_ascii=False)
             assert "syllabus.md" not in text and "passages indexed" not in text
 
     outputs = [
-        _raw_call(app_url, unlock, [TOKEN, "csc3100", "en"])["output"]["data"],
-        _raw_call(app_url, build, [TOKEN, "csc3100", False, "en"])["output"]["data"],
-        _raw_call(app_url, batch, [TOKEN, "csc3100", LATE_POLICY + "\nWhat is the capital of Atlantis?", "en"])["output"]["data"],
+        queue_call(app_url, unlock, [TOKEN, "csc3100", "en"])["output"]["data"],
+        queue_call(app_url, build, [TOKEN, "csc3100", False, "en"])["output"]["data"],
+        queue_call(app_url, batch, [TOKEN, "csc3100", LATE_POLICY + "\nWhat is the capital of Atlantis?", "en"])["output"]["data"],
     ]
     unlocked, built, batched = outputs
     assert unlocked[1]["visible"] is True and "syllabus.md" in json.dumps(unlocked[3])

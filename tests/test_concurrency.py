@@ -31,6 +31,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pytest
 
+from tests.app_helpers import rss
+
 from courserag.courses import load_course_directory
 from courserag.engine import RagEngine
 from courserag.indexer import build_course, course_files
@@ -129,22 +131,6 @@ def build_weaviate_courses(server, data_dir: Path, embedder, course_ids: Sequenc
 def course_sources() -> dict[str, set[str]]:
     directory = load_course_directory(SAMPLE_DIRECTORY)
     return {c.id: {p.relative_to(c.docs).as_posix() for p in course_files(c.docs)} for c in directory.courses}
-
-
-def rss() -> int:
-    """Resident memory after a GC and, on glibc, after handing freed heap back to the OS
-    (malloc_trim), so memory the allocator merely keeps cached is not counted as held."""
-    import ctypes
-    import ctypes.util
-
-    import psutil
-
-    gc.collect()
-    try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: measure as is
-        pass
-    return psutil.Process().memory_info().rss
 
 
 # --------------------------------------------------------------------------- the load

@@ -29,6 +29,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.app_helpers import rss
+
 from tests.test_concurrency import (
     Plan,
     course_sources,
@@ -49,22 +51,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def rss() -> int:
-    """Resident memory after a GC and, on glibc, after handing freed heap back to the OS
-    (malloc_trim), so memory the allocator merely keeps cached is not counted as held."""
-    import ctypes
-    import ctypes.util
-
-    import psutil
-
-    gc.collect()
-    try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: measure as is
-        pass
-    return psutil.Process().memory_info().rss
 
 
 @pytest.fixture(scope="module")

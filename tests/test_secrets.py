@@ -34,6 +34,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.app_helpers import dependencies, queue_call
+
 from tests.llm_server import start_fake_llm
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -136,30 +138,6 @@ def client_for(url: str):
     from gradio_client import Client
 
     return Client(url, verbose=False)
-
-
-def dependencies(url: str) -> dict[str, dict]:
-    config = httpx.get(url + "config", timeout=10).json()
-    return {d["api_name"]: d for d in config["dependencies"] if d.get("api_name")}
-
-
-def queue_call(url: str, dependency: dict, data: list, timeout: float = 120.0) -> dict:
-    """Call an event by fn_index through the queue, as the browser does."""
-    session = uuid.uuid4().hex[:11]
-    trigger = dependency["targets"][0][0] if dependency.get("targets") else None
-    with httpx.Client(base_url=url, timeout=timeout) as http:
-        joined = http.post("gradio_api/queue/join", json={
-            "data": data, "event_data": None, "fn_index": dependency["id"], "trigger_id": trigger,
-            "session_hash": session,
-        })
-        joined.raise_for_status()
-        with http.stream("GET", "gradio_api/queue/data", params={"session_hash": session}) as stream:
-            for line in stream.iter_lines():
-                if line.startswith("data:"):
-                    message = json.loads(line[5:])
-                    if message.get("msg") == "process_completed":
-                        return message
-    raise AssertionError("no process_completed message")
 
 
 def rest_call(url: str, api_name: str, data: list, timeout: float = 120.0) -> tuple[str, str]:
