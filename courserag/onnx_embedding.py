@@ -16,6 +16,7 @@ import logging
 import os
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +106,8 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
                 sample["token_type_ids"] = torch.zeros_like(sample["input_ids"])
             tmp = fp32.with_name(f".{fp32.name}.{os.getpid()}.tmp")
             axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "hidden")}
-            with torch.no_grad():
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices
                 torch.onnx.export(
                     Hidden(bert), tuple(sample[k] for k in _INPUTS), str(tmp), input_names=list(_INPUTS),
                     output_names=["hidden"], dynamic_axes=axes, opset_version=17, dynamo=False,

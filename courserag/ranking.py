@@ -91,9 +91,17 @@ _LATIN_RUN = re.compile(r"[a-z0-9]+")
 
 
 @lru_cache(maxsize=65536)
+def _normalized_text(text: str) -> str:
+    """A chunk's normalised text, cached: chunks recur across queries."""
+    return normalize(text)
+
+
+@lru_cache(maxsize=65536)
 def _chunk_view(text: str) -> tuple[str, frozenset[str]]:
-    """Normalised text and identifiers of a chunk, cached: chunks recur across queries."""
-    normalized = normalize(text)
+    """Normalised text and identifiers of a chunk, cached. Only questions with an
+    identifier need the identifiers (a regex scan of the chunk), so they are found here
+    and not in _normalized_text."""
+    normalized = _normalized_text(text)
     return normalized, _identifiers_in_normalized(normalized)
 
 
@@ -102,7 +110,7 @@ def _latin_words(text: str) -> frozenset[str]:
     """The maximal [a-z0-9] runs of the chunk's normalised text. A Latin query token (all
     [a-z0-9]) occurs as a whole word exactly when it is one of these runs, so one set
     lookup replaces a regex scan of the chunk per token."""
-    return frozenset(_LATIN_RUN.findall(_chunk_view(text)[0]))
+    return frozenset(_LATIN_RUN.findall(_normalized_text(text)))
 
 
 def _within_one_edit(a: str, b: str) -> bool:
@@ -135,7 +143,7 @@ def identifier_match(query_ids: Iterable[str], chunk_ids: frozenset[str]) -> flo
 def matched_tokens(query_tokens: Sequence[str] | set[str], text: str) -> set[str]:
     """The distinct query tokens found in the text: whole words for Latin tokens, substrings
     for CJK words (Chinese has no spaces to mark word ends)."""
-    normalized, _ = _chunk_view(text)
+    normalized = _normalized_text(text)
     words = _latin_words(text)
     return {t for t in set(query_tokens) if (t in words if _LATIN_TOKEN.match(t) else t in normalized)}
 

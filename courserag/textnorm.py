@@ -33,7 +33,9 @@ STOPWORDS = frozenset(
 def normalize(text: str) -> str:
     """NFKC (full-width to half-width, ligatures), lower case, collapsed white space."""
     folded = unicodedata.normalize("NFKC", text).lower()
-    return re.sub(r"\s+", " ", folded).strip()
+    # Same as re.sub(r"\s+", " ", folded).strip() (re's \s is str.isspace, checked over
+    # every code point), ~4x faster: it runs on every new retrieval candidate.
+    return " ".join(folded.split())
 
 
 def cjk_ratio(text: str) -> float:

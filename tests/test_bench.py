@@ -54,7 +54,7 @@ def test_retrieval_reports_every_figure_at_every_size(results):
         assert entry["llamaindex_build_ms"] > 0
         assert entry["machine_load"]["before"]["calibration_ms"] > 0
         assert {"embed_question", "course_vector_search", "course_bm25_search", "session_vector_search",
-                "session_bm25_search", "merge", "rerank", "pack"} <= set(entry["stages"])
+                "session_bm25_search", "merge", "rerank", "pack", "other", "sources_packed"} <= set(entry["stages"])
 
 
 def test_cached_pool_never_rebuilds_while_the_reference_rebuilds_every_query(results):
