@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import gc
 import json
+import socket
 import uuid
 
 import httpx
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (free to bind, or closed to connect to)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def dependencies(url: str) -> dict[str, dict]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,17 +19,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app_helpers import dependencies, queue_call
+from tests.app_helpers import dependencies, queue_call, free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "instr-" + uuid.uuid4().hex
 LATE_POLICY = "What is the late policy for homework?"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_for_http(url: str, proc: subprocess.Popen | None, log_path: Path | None, timeout: float = 240.0) -> None:

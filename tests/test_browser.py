@@ -12,12 +12,13 @@ import json
 import os
 import re
 import shutil
-import socket
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+from tests.app_helpers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -37,10 +38,6 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
     pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +58,7 @@ def server(built_sample_data, embedder, tmp_path_factory):
         LocalCourseStore(data / "index", embedder.dim), embedder,
     )
     demo = build_demo(engine, settings)
-    port = _free_port()
+    port = free_port()
     demo.queue().launch(
         server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
         **launch_options(settings),

@@ -26,7 +26,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -36,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.app_helpers import free_port
 
 from courserag.answering import ChatAnswerer
 from courserag.courses import load_course_directory
@@ -52,10 +53,6 @@ NOTE_FACT = "The wombat review session for the midterm is in room W-512 on Thurs
 NOTE_QUESTION = "Where is the wombat review session for the midterm?"
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +94,7 @@ def subprocess_env(**extra) -> dict:
 def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_quick(mode, built_sample_data, cached):
     server = start_fake_llm("ok" if mode == "nothing-listening" else mode)
     server.delay_s = 30.0  # far past the bound below: a timeout that did not fire would fail the test
-    url = server.base_url if mode != "nothing-listening" else f"http://127.0.0.1:{closed_port()}/v1"
+    url = server.base_url if mode != "nothing-listening" else f"http://127.0.0.1:{free_port()}/v1"
     timeout_s = 1.5
     answerer = ChatAnswerer(url, "fake", "sk-fault-test", timeout_s=timeout_s)
     engine = RagEngine(
@@ -133,7 +130,7 @@ def weaviate_warnings(answer, url: str) -> list[str]:
 
 @pytest.mark.parametrize("local_index", [True, False], ids=["with-local-fallback", "no-local-index"])
 def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tmp_path, cached, notes):
-    url = f"http://127.0.0.1:{closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     data_dir = sample_data if local_index else tmp_path / "empty-data"
     monkeypatch.setenv("WEAVIATE_URL", url)
     monkeypatch.setenv("WEAVIATE_TIMEOUT_S", "2")
@@ -229,7 +226,7 @@ CLI_SECRETS = {
 
 
 def test_build_cli_against_a_closed_port_fails_within_30_s_naming_the_url(tmp_path):
-    url = f"http://127.0.0.1:{closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "build_weaviate_index.py", "--course", "csc3100", "--no-progress"],
@@ -245,7 +242,7 @@ def test_build_cli_against_a_closed_port_fails_within_30_s_naming_the_url(tmp_pa
 
 
 def test_ask_cli_with_weaviate_down_exits_0_with_the_warning(sample_data, tmp_path):
-    url = f"http://127.0.0.1:{closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     note = tmp_path / "cli_notes.txt"
     note.write_text(NOTE_FACT + "\n", encoding="utf-8")
     proc = subprocess.run(

@@ -18,7 +18,6 @@ import gc
 import json
 import os
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -29,7 +28,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.app_helpers import rss
+from tests.app_helpers import rss, free_port
 
 from tests.test_concurrency import (
     Plan,
@@ -47,10 +46,6 @@ SESSIONS, QUESTIONS = (20, 30) if FULL else (6, 5)
 MB = 1024 * 1024
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

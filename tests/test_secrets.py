@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app_helpers import dependencies, queue_call
+from tests.app_helpers import dependencies, queue_call, free_port
 
 from tests.llm_server import start_fake_llm
 
@@ -49,10 +48,6 @@ NOTE_QUESTION = "Where does the capybara lab meet?"
 LATE = "What is the late policy for homework?"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def assert_clean(text: str, *extra: str, what: str = "") -> None:

@@ -2,18 +2,15 @@
 command-line entry points, then ask through the CLI and see citations come from Weaviate."""
 
 import json
-import socket
 import time
 
 import pytest
 
+from tests.app_helpers import free_port
+
 from courserag.cli import ask_main, build_main
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -64,7 +61,7 @@ def test_build_then_ask_answers_from_weaviate_for_both_courses(weaviate_env, cap
 
 
 def test_ask_with_unreachable_weaviate_answers_from_uploads_with_warning(monkeypatch, capsys, tmp_path):
-    url = f"http://127.0.0.1:{closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("WEAVIATE_URL", url)
     monkeypatch.setenv("WEAVIATE_TIMEOUT_S", "2")
     notes = tmp_path / "notes.md"
@@ -77,7 +74,7 @@ def test_ask_with_unreachable_weaviate_answers_from_uploads_with_warning(monkeyp
 
 
 def test_build_against_unreachable_weaviate_fails_fast_naming_the_url(monkeypatch, capsys):
-    url = f"http://127.0.0.1:{closed_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("WEAVIATE_URL", url)
     monkeypatch.setenv("WEAVIATE_TIMEOUT_S", "2")
     started = time.monotonic()

@@ -7,7 +7,6 @@ Vectors are random unit vectors (fixed seeds, dim 384): no embedding model is ne
 from __future__ import annotations
 
 import logging
-import socket
 import time
 import traceback
 
@@ -24,6 +23,7 @@ from courserag.stores.base import CourseStore, FileRecord
 from courserag.stores import weaviate_store
 from courserag.stores.weaviate_store import WeaviateCourseStore, collection_schema, parse_endpoint
 from courserag.textnorm import word_tokens
+from tests.app_helpers import free_port
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: F401
 
 DIM = 384
@@ -348,12 +348,6 @@ def test_a_slow_server_times_out(store, server):
         store.vector_search("csc3100", vectors[0], 1)
     assert time.monotonic() - start < 3.5
     server.db.delay_s = 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_a_closed_port_raises_naming_the_url():
