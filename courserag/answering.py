@@ -212,7 +212,7 @@ class ChatAnswerer:
             )
             return response.choices[0].message.content or ""
         except Exception as exc:  # noqa: BLE001 - any failure means "use the heuristic"
-            raise LLMUnavailableError(f"the language model at {self.host} failed ({type(exc).__name__})") from None
+            raise LLMUnavailableError("llm_failed", host=self.host, kind=type(exc).__name__) from None
 
     def stream(self, messages: list[dict]) -> Iterator[str]:
         """Yield text deltas; any failure becomes LLMUnavailableError (no secret in it)."""
@@ -235,8 +235,8 @@ class ChatAnswerer:
                 if choice.finish_reason:
                     finished = True
             if not finished:
-                raise LLMUnavailableError(f"the language model at {self.host} stopped before finishing its answer")
+                raise LLMUnavailableError("llm_unfinished", host=self.host)
         except LLMUnavailableError:
             raise
         except Exception as exc:  # noqa: BLE001 - any client/protocol failure means "fall back"
-            raise LLMUnavailableError(f"the language model at {self.host} failed ({type(exc).__name__})") from None
+            raise LLMUnavailableError("llm_failed", host=self.host, kind=type(exc).__name__) from None

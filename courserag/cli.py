@@ -9,24 +9,20 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import uuid
 from pathlib import Path
 from typing import Sequence
 
 from courserag.errors import CourseRagError
+from courserag.logs import configure_logging
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 
 
 def _quiet_libraries() -> None:
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    for name in ("httpx", "sentence_transformers", "transformers", "jieba", "urllib3"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    configure_logging(logging.WARNING, logging.ERROR)
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> int:
@@ -73,7 +69,7 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
 
         engine = RagEngine.from_settings(Settings.from_env())
         if args.course:
-            engine.directory.get(args.course)
+            engine.course(args.course)
         session_id = f"cli-{uuid.uuid4().hex}"
         for upload in args.upload:
             path = Path(upload)
@@ -82,7 +78,7 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
             result = engine.add_upload(session_id, path)
             if not result.ok:
                 return _fail(result.error)
-            print(result.message, file=sys.stderr)
+            print(result.say("en"), file=sys.stderr)
         if args.batch:
             return _run_batch(engine, Path(args.batch), args.course, session_id, args.scope)
         result = engine.ask(args.course, args.question, session_id, args.scope)
@@ -110,7 +106,7 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
             question = record["question"]
             course = record.get("course") or default_course
             if not course:
-                raise CourseRagError("no course given on this line and no --course")
+                raise CourseRagError("plain", text="no course given on this line and no --course")
             output = engine.ask(course, question, session_id, record.get("scope", scope)).to_json()
             output["question"] = question
         except (ValueError, KeyError, TypeError) as exc:
@@ -146,7 +142,7 @@ def build_main(argv: Sequence[str] | None = None) -> int:
         directory = load_course_directory(settings.course_directory)
         courses = [directory.get(cid) for cid in args.course] if args.course else list(directory.courses)
         embedder = get_embedder(*settings.embedder_args())
-        store, _ = build_store(settings, embedder.dim)
+        store = build_store(settings, embedder.dim)
         summaries = []
         for course in courses:
             bar = None if args.no_progress else tqdm(total=0, desc=course.id, unit="file", file=sys.stderr)

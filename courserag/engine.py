@@ -2,34 +2,42 @@
 
 It holds no algorithm of its own; it wires the parts together in order:
 embed the question -> search the course store (filtered by course_id) and the session pool,
-each by vector and by BM25 -> merge -> rerank -> pack to the token budget -> answer
+each by vector and by BM25 -> merge -> rank -> pack to the token budget -> answer
 (LLM when configured, extractive otherwise) -> citations. Failures of a service become
-warnings on the answer, never an exception for the learner.
+notices on the answer, never an exception for the learner.
+
+Callers (the UI, the CLI, the instructor tools) ask the engine questions through its public
+methods; none of them touches its parts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
 from courserag.chunking import chunk_sections, make_chunks
-from courserag.courses import CourseDirectory, load_course_directory
+from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedding import Embedder, get_embedder
-from courserag.errors import CourseRagError, IngestError, LLMUnavailableError, StoreUnavailableError, FileTooLargeError
+from courserag.errors import CourseRagError, FileTooLargeError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
+from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
-from courserag.packing import ContextItem, citation_dict, pack_context
+from courserag.indexer import BuildSummary, build_course
+from courserag.messages import Notice
+from courserag.packing import pack_context
 from courserag.parsing import parse_bytes, safe_display_name
+from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
+from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
 from courserag.session_pool import SessionRegistry, UploadedFile
 from courserag.settings import Settings, secret
-from courserag.stores import build_store
-from courserag.stores.base import CourseStore
+from courserag.stores import build_store, store_healths
+from courserag.stores.base import CourseStore, FileRecord
 from courserag.textnorm import is_chinese, word_tokens
 
 log = logging.getLogger(__name__)
@@ -37,75 +45,9 @@ log = logging.getLogger(__name__)
 Scope = Literal["both", "course", "notes"]
 SCOPES = ("both", "course", "notes")
 LLM_REFUSAL_MARKER = "NOT_IN_MATERIALS"
+BuildProgress = Callable[[int, int, str], None]
 
-
-@dataclass(frozen=True)
-class Retrieval:
-    """What retrieval found for one question, ready for the answerer."""
-
-    question: str
-    query: str
-    items: list[ContextItem]
-    warnings: list[str]
-    retrieval_ms: float
-    candidates: int
-
-
-@dataclass
-class Answer:
-    """The result of one question; `to_json` is the CLI's `ask --json` contract."""
-
-    question: str
-    answer: str
-    refused: bool
-    items: list[ContextItem]
-    warnings: list[str] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    mode: str = "extractive"
-    query: str = ""
-    course_id: str | None = None
-
-    @property
-    def citations(self) -> list[dict]:
-        return [citation_dict(item) for item in self.items]
-
-    def to_json(self) -> dict:
-        return {
-            "answer": self.answer,
-            "refused": self.refused,
-            "citations": self.citations,
-            "warnings": list(self.warnings),
-            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
-            "mode": self.mode,
-            "course_id": self.course_id,
-            "query": self.query,
-        }
-
-
-@dataclass(frozen=True)
-class UploadResult:
-    """Per-file outcome shown in the upload status list."""
-
-    name: str
-    ok: bool
-    chunks_added: int = 0
-    units: int = 0
-    doc_type: str = ""
-    warnings: tuple[str, ...] = ()
-    error: str = ""
-    duplicate: bool = False
-
-    @property
-    def message(self) -> str:
-        if not self.ok:
-            return f"✗ {self.error}"
-        if self.duplicate:
-            return f"✓ {self.name}: already uploaded, nothing new to add"
-        unit = {"pdf": "pages", "pptx": "slides", "ipynb": "cells", "docx": "paragraphs"}.get(self.doc_type, "lines")
-        text = f"✓ {self.name}: {self.chunks_added} chunks added from {self.units} {unit}"
-        if self.warnings:
-            text += " (" + "; ".join(self.warnings) + ")"
-        return text
+__all__ = ["Answer", "RagEngine", "Retrieval", "UploadResult", "SCOPES", "Scope"]
 
 
 class RagEngine:
@@ -119,14 +61,16 @@ class RagEngine:
         embedder: Embedder,
         sessions: SessionRegistry | None = None,
         answerer: ChatAnswerer | None = None,
-        fallback_store: CourseStore | None = None,
+        ranker: Ranker | None = None,
+        gap_log: FeedbackLog | None = None,
     ):
         self.settings = settings
         self.directory = directory
         self.store = store
-        self.fallback_store = fallback_store
         self.embedder = embedder
         self.answerer = answerer
+        self.ranker = ranker or ranker_for(settings.retrieval)
+        self.gap_log = gap_log
         limits = settings.limits
         self.sessions = sessions or SessionRegistry(
             embedder.dim,
@@ -134,13 +78,14 @@ class RagEngine:
             max_chunks=limits.max_chunks_per_session,
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
         )
+        self._build_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
-        """Wire the default parts from settings; nothing connects until first use."""
+        """Wire the default parts from settings; nothing connects or loads a model here."""
         directory = load_course_directory(settings.course_directory)
         embedder = get_embedder(*settings.embedder_args())
-        store, fallback = build_store(settings, embedder.dim)
+        store = build_store(settings, embedder.dim)
         answerer = None
         if settings.llm_enabled:
             answerer = ChatAnswerer(
@@ -150,7 +95,59 @@ class RagEngine:
                 timeout_s=settings.llm_timeout_s,
                 max_tokens=settings.llm_max_tokens,
             )
-        return cls(settings, directory, store, embedder, answerer=answerer, fallback_store=fallback)
+        return cls(settings, directory, store, embedder, answerer=answerer, gap_log=FeedbackLog(settings.data_dir))
+
+    # -- courses and the index ------------------------------------------------------------
+
+    @property
+    def courses(self) -> tuple[Course, ...]:
+        return self.directory.courses
+
+    def course(self, course_id: str) -> Course:
+        """The course, or UnknownCourseError naming the known ids."""
+        return self.directory.get(course_id)
+
+    def index_status(self, course_id: str) -> IndexStatus:
+        """Whether the course can be searched, and how much it holds; never raises for the store."""
+        self.course(course_id)
+        try:
+            chunks = self.store.count(course_id)
+            if not chunks:
+                return IndexStatus(course_id, "missing")
+            return IndexStatus(course_id, "ready", len(self.store.files(course_id)), chunks)
+        except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
+            return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
+
+    def course_files(self, course_id: str) -> list[FileRecord]:
+        """The indexed files of a course, by path (StoreUnavailableError when unreachable)."""
+        self.course(course_id)
+        return sorted(self.store.files(course_id).values(), key=lambda record: record.source)
+
+    def build_course(self, course_id: str, rebuild: bool = False, progress: BuildProgress | None = None) -> BuildSummary | None:
+        """Bring the course's index in line with its folder; None when another build runs."""
+        course = self.course(course_id)
+        if not self._build_lock.acquire(blocking=False):
+            return None
+        try:
+            return build_course(course, self.store, self.embedder, self.settings, rebuild, False, progress)
+        finally:
+            self._build_lock.release()
+
+    def health(self) -> EngineHealth:
+        """Stores, answer mode, model and sessions, for the instructor tab; never raises."""
+        return EngineHealth(
+            stores=store_healths(self.store),
+            answer_mode="llm" if self.answerer is not None else "extractive",
+            llm_model=self.settings.llm_model,
+            embedding_model=self.settings.embedding_model,
+            embedding_backend=self.settings.embedding_backend,
+            sessions=len(self.sessions),
+        )
+
+    def warm_up(self) -> None:
+        """Load the model and the Chinese segmenter now rather than on the first question."""
+        self.embedder.embed_query("warm up")
+        word_tokens("预热")
 
     # -- uploads ------------------------------------------------------------------------
 
@@ -161,7 +158,7 @@ class RagEngine:
         try:
             size = Path(path).stat().st_size
             if size > limits.max_file_mb * 1024 * 1024:
-                raise FileTooLargeError(name, f"the file is {size / 1024 / 1024:.1f} MB; the limit is {limits.max_file_mb:.0f} MB")
+                raise FileTooLargeError(name, "file_over_limit", size=f"{size / 1024 / 1024:.1f} MB", limit_mb=f"{limits.max_file_mb:g}")
             pool = self.sessions.get(session_id)
             pool.check_room(size, name)
             data = Path(path).read_bytes()
@@ -173,52 +170,48 @@ class RagEngine:
             pieces = chunk_sections(parsed.sections, self.settings.chunk_size, self.settings.chunk_overlap)
             chunks = make_chunks(pieces, name, "upload", None, parsed.doc_type, file_hash)
             if not chunks:
-                raise IngestError(name, "no text could be extracted from this file")
+                raise IngestError(name, "no_text_extracted")
             if len(chunks) > limits.max_chunks_per_file:
-                raise FileTooLargeError(name, f"it yields {len(chunks)} chunks; the limit is {limits.max_chunks_per_file}")
-            uploaded = UploadedFile(name, file_hash, parsed.doc_type, len(chunks), parsed.units, size, tuple(parsed.warnings))
+                raise FileTooLargeError(name, "too_many_chunks", chunks=len(chunks), limit=limits.max_chunks_per_file)
+            warnings = tuple(w if isinstance(w, Notice) else Notice("plain", {"text": w}) for w in parsed.warnings)
+            uploaded = UploadedFile(name, file_hash, parsed.doc_type, len(chunks), parsed.units, size, warnings)
             added = pool.add_file(uploaded, chunks, self._embed_texts)
-            return UploadResult(name, True, added, parsed.units, parsed.doc_type, tuple(parsed.warnings))
+            return UploadResult(name, True, added, parsed.units, parsed.doc_type, warnings)
         except CourseRagError as exc:
-            return UploadResult(name, False, error=str(exc))
+            return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:
-            return UploadResult(name, False, error=f"{name}: the file could not be read ({exc.strerror or 'I/O error'})")
+            error = IngestError(name, "file_unreadable", detail=exc.strerror or "I/O error")
+            return UploadResult(name, False, failure=error.notice)
 
     def remove_upload(self, session_id: str, name: str) -> bool:
         pool = self.sessions.peek(session_id)
         return bool(pool and pool.remove_file(name))
 
-    def uploads(self, session_id: str) -> list[UploadedFile]:
+    def uploads(self, session_id: str | None) -> list[UploadedFile]:
         pool = self.sessions.peek(session_id)
         return list(pool.files.values()) if pool else []
 
     def end_session(self, session_id: str) -> None:
         self.sessions.release(session_id)
 
+    def session_count(self) -> int:
+        return len(self.sessions)
+
     def _embed_texts(self, texts: list[str]):
         return self.embedder.embed_batch(texts, self.settings.embedding_batch_size)
 
     # -- retrieval ----------------------------------------------------------------------
 
-    def _search_course(self, course_id: str, vector, tokens, n: int, warnings: list[str]):
-        """Vector and BM25 hits from the course store, falling back to the local copy."""
-        for store in (self.store, self.fallback_store):
-            if store is None:
-                continue
-            try:
-                if self.settings.weaviate_search == "hybrid" and hasattr(store, "hybrid_search"):
-                    # Weaviate fuses BM25 and vector itself; its fused score is the lexical signal.
-                    fused = store.hybrid_search(course_id, tokens, vector, n)
-                    return [], [replace(h, lexical=h.score) for h in fused]
-                return store.vector_search(course_id, vector, n), store.lexical_search(course_id, tokens, n)
-            except StoreUnavailableError as exc:
-                log.warning("course store %s failed: %s", store.name, exc)
-                other = " and the local copy" if store is self.store and self.fallback_store else ""
-                warnings.append(
-                    f"The course knowledge base ({store.name}) is unavailable right now: {exc}. "
-                    f"Answering from your notes{other} only."
-                )
-        return [], []
+    def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
+        """Both candidate lists from the course store; an unreachable store is a notice."""
+        try:
+            hits = self.store.search(course_id, vector, tokens, n)
+        except StoreUnavailableError as exc:
+            log.warning("course store %s failed: %s", self.store.name, exc)
+            notices.append(Notice("course_store_down", {"store": self.store.name, "detail": str(exc), "rest": Notice("rest_notes")}))
+            return [], []
+        notices.extend(hits.notices)
+        return hits.vector, hits.lexical
 
     def _standalone_query(self, question: str, history: Sequence[str]) -> str:
         """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
@@ -238,21 +231,21 @@ class RagEngine:
         scope: Scope = "both",
         history: Sequence[str] = (),
     ) -> Retrieval:
-        """Everything before the answer: embed, search both paths, fuse, rerank, pack."""
-        self.directory.get(course_id)  # UnknownCourseError before any work
+        """Everything before the answer: embed, search both paths, fuse, rank, pack."""
+        self.course(course_id)  # UnknownCourseError before any work
         if scope not in SCOPES:
-            raise ValueError(f"scope must be one of {SCOPES}, but got {scope!r}")
+            raise QuestionError("bad_scope", scope=scope)
         started = time.perf_counter()
         cfg = self.settings.retrieval
         query = self._standalone_query(question, history)
         tokens = word_tokens(query)
         vector = self.embedder.embed_query(query)
-        n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if cfg.fusion == "hybrid" else 0)
-        warnings: list[str] = []
+        n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
+        notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
         lexical_lists: list[list[ScoredChunk]] = []
         if scope in ("both", "course"):
-            course_vec, course_lex = self._search_course(course_id, vector, tokens, n, warnings)
+            course_vec, course_lex = self._search_course(course_id, vector, tokens, n, notices)
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
         pool = self.sessions.peek(session_id) if scope in ("both", "notes") else None
@@ -260,25 +253,26 @@ class RagEngine:
             vector_lists.append(pool.vector_search(vector, n))
             lexical_lists.append(pool.lexical_search(tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
-        chinese = is_chinese(query)
-        if cfg.fusion == "reference":
-            ranked = ranking.rerank_reference(
-                candidates, tokens, cfg.top_k, cfg.vector_weight, cfg.overlap_weight,
-                cfg.similarity_threshold, cfg.weak_vector_threshold,
-            )
-        else:
-            ranked = ranking.rerank_hybrid(
-                candidates, tokens, ranking.extract_identifiers(query), chinese, cfg.top_k,
-                cfg.similarity_threshold, cfg.relevance_threshold, cfg.chinese_relevance_threshold,
-            )
+        rank_query = RankQuery(tuple(tokens), ranking.extract_identifiers(query), is_chinese(query))
+        ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
             cfg.max_chunk_tokens, cfg.context_token_budget,
         )
         elapsed = (time.perf_counter() - started) * 1000
-        return Retrieval(question, query, items, warnings, elapsed, len(candidates))
+        return Retrieval(question, query, items, notices, elapsed, len(candidates))
 
     # -- answers ------------------------------------------------------------------------
+
+    def _check_question(self, question: str) -> str:
+        question = question.strip()
+        if not question:
+            raise QuestionError("empty_question")
+        limit = self.settings.limits.max_question_chars
+        if len(question) > limit:
+            # Checked before any work: a megabyte "question" would hold an answer slot for seconds.
+            raise QuestionError("question_too_long", chars=len(question), limit=limit)
+        return question
 
     def answer_stream(
         self,
@@ -290,33 +284,14 @@ class RagEngine:
     ) -> Iterator[str | Answer]:
         """Yield the growing answer text while it streams, then the final Answer."""
         started = time.perf_counter()
-        question = question.strip()
-        if not question:
-            raise CourseRagError("please type a question")
-        limit = self.settings.limits.max_question_chars
-        if len(question) > limit:
-            # Checked before any work: a megabyte "question" would hold an answer slot for seconds.
-            raise CourseRagError(f"your question is {len(question)} characters long; please keep it under {limit}")
+        question = self._check_question(question)
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
-        warnings = list(retrieval.warnings)
-        answer = Answer(question, "", False, retrieval.items, warnings, query=retrieval.query, course_id=course_id)
+        answer = Answer(question, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=course_id)
         if not retrieval.items:
             answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
         elif self.answerer is not None:
-            text = ""
-            try:
-                for delta in self.answerer.stream(build_messages(question, retrieval.items)):
-                    text += delta
-                    if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
-                        yield text
-                if LLM_REFUSAL_MARKER in text:
-                    answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
-                else:
-                    answer.answer, answer.mode = text.strip(), "llm"
-            except LLMUnavailableError as exc:
-                warnings.append(f"{exc}; showing the most relevant passages instead.")
-                answer.answer = self._extractive(question, retrieval)
+            yield from self._llm_answer(question, retrieval, answer)
         else:
             answer.answer = self._extractive(question, retrieval)
         if not answer.answer:
@@ -329,7 +304,36 @@ class RagEngine:
             "answer": (now - answer_started) * 1000,
             "total": (now - started) * 1000,
         }
+        self._log_gaps(answer, scope)
         yield answer
+
+    def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer) -> Iterator[str]:
+        """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
+        text = ""
+        try:
+            for delta in self.answerer.stream(build_messages(question, retrieval.items)):
+                text += delta
+                if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
+                    yield text
+            if LLM_REFUSAL_MARKER in text:
+                answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+            else:
+                answer.answer, answer.mode = text.strip(), "llm"
+        except LLMUnavailableError as exc:
+            answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
+            answer.answer = self._extractive(question, retrieval)
+
+    def _log_gaps(self, answer: Answer, scope: str) -> None:
+        """Refused questions and cited course files feed the instructor's content-gap view."""
+        if self.gap_log is None:
+            return
+        try:
+            if answer.refused and scope != "notes":
+                self.gap_log.log_refused(answer.question, answer.course_id, scope)
+            elif not answer.refused:
+                self.gap_log.log_citations(answer.course_id, answer.citations)
+        except OSError:
+            log.exception("could not write the content-gap logs")
 
     def _extractive(self, question: str, retrieval: Retrieval) -> str:
         query_vector = self.embedder.embed_query(retrieval.query)

@@ -1,18 +1,45 @@
 """Domain errors, in one place. Only the UI and CLI layers turn them into words for a user.
 
-Every message names the bad value (a file name, a course id, an environment variable) and
-never contains a secret.
+Every error carries a `code` and its `params` (see courserag/messages.py), so the UI can
+say it in the learner's language; `str(error)` is the English sentence, for the CLI and
+logs. Every message names the bad value (a file name, a course id, an environment
+variable) and never contains a secret.
 """
 
 from __future__ import annotations
+
+from courserag.messages import Notice, render
 
 
 class CourseRagError(Exception):
     """Base class: anything the user can be told about in one sentence."""
 
+    def __init__(self, code: str, **params):
+        self.notice = Notice(code, params)
+        super().__init__(render(code, params, "en"))
+
+    @property
+    def code(self) -> str:
+        return self.notice.code
+
+    @property
+    def params(self) -> dict:
+        return dict(self.notice.params)
+
+    def say(self, lang: str = "en") -> str:
+        """The message in `lang` ('en' or 'zh')."""
+        return self.notice.text(lang)
+
 
 class ConfigError(CourseRagError):
-    """The settings or course_directory.yaml are wrong."""
+    """The settings or course_directory.yaml are wrong (said to operators, in English)."""
+
+    def __init__(self, detail: str):
+        super().__init__("config", detail=detail)
+
+
+class QuestionError(CourseRagError):
+    """The question cannot be asked as given (empty, too long, a bad scope)."""
 
 
 class UnknownCourseError(CourseRagError):
@@ -21,17 +48,24 @@ class UnknownCourseError(CourseRagError):
     def __init__(self, course_id: str, known: list[str]):
         self.course_id = course_id
         self.known = known
-        known_text = ", ".join(known) if known else "none configured"
-        super().__init__(f"unknown course id {course_id!r} (known courses: {known_text})")
+        super().__init__("unknown_course", course_id=course_id, known=", ".join(known) or Notice("no_courses"))
 
 
 class IngestError(CourseRagError):
-    """A file that cannot be turned into text: the message says which file and why."""
+    """A file that cannot be turned into text: the message says which file and why.
 
-    def __init__(self, file_name: str, reason: str):
+    `reason_code` and its params say why (a code of courserag/messages.py); `reason` is
+    the English reason alone, without the file name.
+    """
+
+    def __init__(self, file_name: str, reason_code: str, **params):
         self.file_name = file_name
-        self.reason = reason
-        super().__init__(f"{file_name}: {reason}")
+        if not params and " " in reason_code:  # TRANSITION: free-text reasons until parsers use codes
+            reason_code, params = "plain", {"text": reason_code}
+        reason = Notice(reason_code, params)
+        self.reason_notice = reason
+        self.reason = reason.text("en")
+        super().__init__("ingest_failed", name=file_name, reason=reason)
 
 
 class UnsupportedFileError(IngestError):
@@ -59,7 +93,10 @@ class SessionLimitError(CourseRagError):
 
 
 class StoreUnavailableError(CourseRagError):
-    """The course store cannot be reached or answered with an error."""
+    """The course store cannot be reached or answered with an error (detail for operators)."""
+
+    def __init__(self, detail: str):
+        super().__init__("store_unavailable", detail=detail)
 
 
 class LLMUnavailableError(CourseRagError):

@@ -60,7 +60,7 @@ class BuildSummary:
 def course_files(docs: Path) -> list[Path]:
     """Supported files under the course folder, in a stable order; hidden files skipped."""
     if not docs.is_dir():
-        raise CourseRagError(f"the course folder {docs} does not exist")
+        raise CourseRagError("course_folder_missing", folder=str(docs))
     return sorted(
         p
         for p in docs.rglob("*")

@@ -2,7 +2,7 @@
 
 Every entry point of the tab goes through `check_token` on every call: the token is read
 from the environment at that moment (`settings.secret`) and compared in constant time.
-Nothing here returns or logs the token.
+Nothing here returns or logs the token. Everything else is asked of the engine.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from typing import Callable, Literal
 
 from courserag.errors import CourseRagError
 from courserag.feedback import FeedbackLog
-from courserag.indexer import BuildSummary, build_course
+from courserag.indexer import BuildSummary
+from courserag.results import EngineHealth
 from courserag.settings import secret
 
 log = logging.getLogger(__name__)
@@ -47,12 +47,10 @@ def instructor_available() -> bool:
 
 @dataclass(frozen=True)
 class IndexStats:
+    """One course's index as the instructor sees it, with the engine's health."""
+
     course_id: str
-    store: str
-    store_ok: bool
-    store_detail: str
-    fallback: str | None
-    fallback_ok: bool | None
+    health: EngineHealth
     files: list[tuple[str, int]]
     chunks: int
     error: str = ""
@@ -64,36 +62,16 @@ class InstructorTools:
     def __init__(self, engine, feedback: FeedbackLog):
         self.engine = engine
         self.feedback = feedback
-        self._build_lock = threading.Lock()
-
-    # -- statistics ---------------------------------------------------------------------
 
     def stats(self, course_id: str) -> IndexStats:
-        self.engine.directory.get(course_id)
-        store = self.engine.store
-        health = store.health()
-        fallback = self.engine.fallback_store
-        fallback_ok = fallback.health().ok if fallback is not None else None
-        files: list[tuple[str, int]] = []
-        chunks = 0
-        error = ""
-        for candidate in (store, fallback):
-            if candidate is None:
-                continue
-            try:
-                records = candidate.files(course_id)
-                files = sorted((r.source, r.chunks) for r in records.values())
-                chunks = candidate.count(course_id)
-                error = "" if candidate is store else f"read from the fallback store ({candidate.name})"
-                break
-            except CourseRagError as exc:
-                error = str(exc)
-        return IndexStats(
-            course_id, store.name, health.ok, health.detail,
-            fallback.name if fallback is not None else None, fallback_ok, files, chunks, error,
-        )
-
-    # -- building -----------------------------------------------------------------------
+        self.engine.course(course_id)
+        health = self.engine.health()
+        try:
+            records = self.engine.course_files(course_id)
+        except CourseRagError as exc:
+            return IndexStats(course_id, health, [], 0, str(exc))
+        files = [(r.source, r.chunks) for r in records]
+        return IndexStats(course_id, health, files, sum(chunks for _, chunks in files))
 
     def build(
         self,
@@ -102,15 +80,7 @@ class InstructorTools:
         progress: Callable[[int, int, str], None] | None = None,
     ) -> BuildSummary | None:
         """Bring the course's index up to date; None when another build is running."""
-        course = self.engine.directory.get(course_id)
-        if not self._build_lock.acquire(blocking=False):
-            return None
-        try:
-            return build_course(course, self.engine.store, self.engine.embedder, self.engine.settings, rebuild, False, progress)
-        finally:
-            self._build_lock.release()
-
-    # -- batch questions ----------------------------------------------------------------
+        return self.engine.build_course(course_id, rebuild, progress)
 
     def batch(self, course_id: str, text: str, scope: str = "course") -> list[list]:
         """One row per question: #, question, result, answer, sources, ms.
@@ -118,7 +88,7 @@ class InstructorTools:
         Lines are plain questions, or the JSON objects of `rag_engine.py ask --batch`
         ({"question": ..., "course": ..., "scope": ...}).
         """
-        self.engine.directory.get(course_id)
+        self.engine.course(course_id)
         session_id = f"instructor-batch-{uuid.uuid4().hex}"
         rows: list[list] = []
         lines = [line.strip() for line in (text or "").splitlines() if line.strip()][:MAX_BATCH_QUESTIONS]

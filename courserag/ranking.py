@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from courserag.records import ScoredChunk
 from courserag.textnorm import STOPWORDS, normalize, token_weight
@@ -301,3 +301,62 @@ def rerank_hybrid(
         return []
     floor = _ANY_WORD if query_is_chinese else similarity_threshold
     return _sorted(c for c, r in scored if is_relevant(r, c.identifier, floor))[:top_k]
+
+
+@dataclass(frozen=True)
+class RankQuery:
+    """What a ranker needs to know about the question, computed once per question."""
+
+    tokens: tuple[str, ...]
+    identifiers: frozenset[str]
+    is_chinese: bool
+
+
+class Ranker(Protocol):
+    """Orders merged candidates and keeps the best `top_k`; an empty list means "refuse"."""
+
+    name: str
+
+    def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]: ...
+
+
+@dataclass(frozen=True)
+class HybridRanker:
+    """The default: `rerank_hybrid` (z-normalised blend, identifiers first, relevance gate)."""
+
+    similarity_threshold: float = 0.25
+    english_gate: float = ENGLISH_GATE
+    chinese_gate: float = CHINESE_GATE
+    name: str = "hybrid"
+
+    def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
+        return rerank_hybrid(
+            candidates, query.tokens, query.identifiers, query.is_chinese, top_k,
+            self.similarity_threshold, self.english_gate, self.chinese_gate,
+        )
+
+
+@dataclass(frozen=True)
+class ReferenceRanker:
+    """The original design: `rerank_reference` (0.7 x similarity + 0.3 x overlap)."""
+
+    vector_weight: float = 0.7
+    overlap_weight: float = 0.3
+    similarity_threshold: float = 0.25
+    weak_vector_threshold: float = 0.35
+    name: str = "reference"
+
+    def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
+        return rerank_reference(
+            candidates, query.tokens, top_k, self.vector_weight, self.overlap_weight,
+            self.similarity_threshold, self.weak_vector_threshold,
+        )
+
+
+def ranker_for(settings) -> Ranker:
+    """The ranker that FUSION (RetrievalSettings.fusion) names, with its thresholds."""
+    if settings.fusion == "reference":
+        return ReferenceRanker(
+            settings.vector_weight, settings.overlap_weight, settings.similarity_threshold, settings.weak_vector_threshold
+        )
+    return HybridRanker(settings.similarity_threshold, settings.relevance_threshold, settings.chinese_relevance_threshold)

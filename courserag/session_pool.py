@@ -17,6 +17,7 @@ import numpy as np
 
 from courserag.chunk_index import ChunkIndex
 from courserag.errors import SessionLimitError
+from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk, content_hash
 from courserag.textnorm import word_tokens
 
@@ -31,7 +32,7 @@ class UploadedFile:
     chunks: int
     units: int
     size_bytes: int
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Notice, ...] = ()
 
 
 @dataclass
@@ -64,7 +65,7 @@ class SessionPool:
         current = self.total_bytes - (existing.size_bytes if existing else 0)
         if current + size_bytes > self.max_bytes:
             limit_mb = self.max_bytes / 1024 / 1024
-            raise SessionLimitError(f"{name}: your uploads would exceed {limit_mb:.0f} MB for this session; remove a file first")
+            raise SessionLimitError("session_bytes", name=name, limit_mb=f"{limit_mb:.0f}")
 
     def add_file(
         self,
@@ -81,8 +82,7 @@ class SessionPool:
             held = sum(1 for c in self.index.chunks if c.source != uploaded.name)
             if held + len(chunks) > self.max_chunks:
                 raise SessionLimitError(
-                    f"{uploaded.name}: this session already holds {held} chunks; "
-                    f"adding {len(chunks)} more would pass the limit of {self.max_chunks}"
+                    "session_chunks", name=uploaded.name, held=held, adding=len(chunks), limit=self.max_chunks
                 )
             self.check_room(uploaded.size_bytes, uploaded.name)
             if existing is not None:

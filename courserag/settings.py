@@ -36,8 +36,8 @@ class RetrievalSettings:
     """Knobs of the dual-path retrieval, fusion and rerank (see courserag/ranking.py)."""
 
     top_k: int = 4
-    candidate_multiplier: int = 2  # each path returns candidate_multiplier * top_k (at least 8)
-    min_candidates: int = 50  # per path for the hybrid rerank (measured: docs/EVALUATION.md)
+    candidate_multiplier: int = 2  # each path returns candidate_multiplier * top_k candidates…
+    min_candidates: int = 50  # …but at least this many for the hybrid ranker (docs/EVALUATION.md)
     vector_weight: float = 0.7
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25
@@ -80,6 +80,9 @@ class Settings:
     llm_max_tokens: int = 600
     session_idle_minutes: float = 60.0
     instructor_enabled: bool = False
+    host: str = "127.0.0.1"  # HOST (or GRADIO_SERVER_NAME); 0.0.0.0 on a Space
+    port: int = 7860  # PORT (or GRADIO_SERVER_PORT)
+    build_index_on_start: bool = False  # BUILD_INDEX_ON_START; on by default on a Space
 
     @property
     def store_kind(self) -> str:
@@ -94,6 +97,7 @@ class Settings:
         """Read the environment once; unknown values fail with the variable's name."""
         env = os.environ if env is None else env
         base = Settings()
+        on_space = bool(env.get("SPACE_ID"))  # set by Hugging Face on every Space
 
         def get(name: str, default, cast=str):
             raw = env.get(name)
@@ -147,6 +151,9 @@ class Settings:
             llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
             session_idle_minutes=get("SESSION_IDLE_MINUTES", base.session_idle_minutes, float),
             instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN")),
+            host=get("HOST", get("GRADIO_SERVER_NAME", "0.0.0.0" if on_space else base.host)),
+            port=get("PORT", get("GRADIO_SERVER_PORT", base.port, int), int),
+            build_index_on_start=get("BUILD_INDEX_ON_START", "1" if on_space else "0") == "1",
         )
         settings.validate()
         return settings
@@ -163,6 +170,8 @@ class Settings:
             raise ConfigError(f"WEAVIATE_SEARCH must be 'separate' or 'hybrid', but got {self.weaviate_search!r}")
         if self.embedding_backend not in ("torch", "onnx", "onnx-int8"):
             raise ConfigError(f"EMBEDDING_BACKEND must be 'torch', 'onnx' or 'onnx-int8', but got {self.embedding_backend!r}")
+        if not 0 < self.port < 65536:
+            raise ConfigError(f"PORT must be in 1..65535, but got {self.port}")
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
 

@@ -34,6 +34,8 @@ from typing import Any
 import gradio as gr
 
 from courserag.engine import Answer, RagEngine
+from courserag.messages import unit_word
+from courserag.results import UNIT_OF_DOC_TYPE
 from courserag.errors import CourseRagError
 from courserag.feedback import FeedbackLog
 from courserag.instructor import InstructorTools, check_token
@@ -49,13 +51,6 @@ UPLOAD_TYPES = sorted(SUPPORTED_EXTENSIONS)
 _SID = re.compile(r"^[0-9a-f]{32}$")
 _PAGE = re.compile(r"\b(?:page|p\.|第)\s*(\d+)", re.IGNORECASE)
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
-_UNIT_NAMES = {
-    "en": {"pdf": ("page", "pages"), "pptx": ("slide", "slides"), "ipynb": ("cell", "cells"),
-           "py": ("line", "lines"), "txt": ("line", "lines")},
-    "zh": {"pdf": ("页", "页"), "pptx": ("张幻灯片", "张幻灯片"), "ipynb": ("个单元格", "个单元格"),
-           "py": ("行", "行"), "txt": ("行", "行")},
-}
-_DEFAULT_UNIT = {"en": ("section", "sections"), "zh": ("节", "节")}
 
 CSS = """
 .cr-header h1 { margin-bottom: 0.1em; }
@@ -188,8 +183,8 @@ def format_answer(answer: Answer, lang: str, docs_by_course: dict[str, Path]) ->
     parts = [escape_markdown_html(answer.answer.strip())]
     if answer.refused:
         parts.append(f"*{t(lang, 'refused_hint')}*")
-    for warning in answer.warnings:
-        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(warning)}")
+    for notice in answer.notices:
+        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(notice.text(lang))}")
     block = render_citations(answer.citations, lang, docs_by_course)
     if block:
         parts.append(block)
@@ -202,24 +197,12 @@ def answer_payload(answer: Answer) -> dict:
 
 
 def unit_name(doc_type: str, lang: str, count: int = 2) -> str:
-    lang = lang if lang in _UNIT_NAMES else "en"
-    singular, plural = _UNIT_NAMES[lang].get(doc_type, _DEFAULT_UNIT[lang])
-    return singular if count == 1 else plural
+    return unit_word(UNIT_OF_DOC_TYPE.get(doc_type, "section"), count, lang)
 
 
 def upload_line(result, lang: str) -> tuple[str, str]:
     """One line of the upload log for an UploadResult, in the UI language."""
-    if not result.ok:
-        return "fail", result.message
-    if result.duplicate:
-        return "ok", t(lang, "upload_duplicate", name=result.name)
-    text = t(
-        lang, "upload_ok", name=result.name, units=result.units, unit=unit_name(result.doc_type, lang, result.units),
-        chunks=result.chunks_added, passages=t(lang, "passage" if result.chunks_added == 1 else "passages"),
-    )
-    if result.warnings:
-        text += " (" + "; ".join(result.warnings) + ")"
-    return "ok", text
+    return ("ok" if result.ok else "fail"), result.say(lang)
 
 
 def render_upload_log(lines: list[tuple[str, str]]) -> str:
@@ -284,21 +267,20 @@ class StudyApp:
     def __init__(self, engine: RagEngine, settings: Settings):
         self.engine = engine
         self.settings = settings
-        self.directory = engine.directory
         self.feedback = FeedbackLog(settings.data_dir)
         self.instructor = InstructorTools(engine, self.feedback)
         self.sessions = _SessionIndex(engine)
-        self.docs_by_course = {c.id: c.docs for c in self.directory.courses}
+        self.docs_by_course = {c.id: c.docs for c in engine.courses}
         self._index_info: dict[str, tuple[float, tuple]] = {}
         self._index_lock = threading.Lock()
 
     # -- course -------------------------------------------------------------------------
 
     def default_course(self) -> str | None:
-        return self.directory.courses[0].id if self.directory.courses else None
+        return self.engine.courses[0].id if self.engine.courses else None
 
     def course_choices(self) -> list[tuple[str, str]]:
-        return [(c.name, c.id) for c in self.directory.courses]
+        return [(c.name, c.id) for c in self.engine.courses]
 
     def index_info(self, course_id: str, fresh: bool = False) -> tuple:
         """("ok", files, chunks) | ("missing",) | ("unavailable", detail), cached briefly."""
@@ -307,18 +289,10 @@ class StudyApp:
             cached = self._index_info.get(course_id)
             if cached and not fresh and now - cached[0] < INDEX_INFO_TTL_S:
                 return cached[1]
-        info: tuple = ("missing",)
-        detail = ""
-        for store in (self.engine.store, self.engine.fallback_store):
-            if store is None:
-                continue
-            try:
-                chunks = store.count(course_id)
-                info = ("ok", len(store.files(course_id)), chunks) if chunks else ("missing",)
-                break
-            except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
-                detail = str(exc) or type(exc).__name__
-                info = ("unavailable", detail)
+        status = self.engine.index_status(course_id)
+        info: tuple = {"ready": ("ok", status.files, status.chunks), "missing": ("missing",)}.get(
+            status.state, ("unavailable", status.detail)
+        )
         with self._index_lock:
             self._index_info[course_id] = (now, info)
         return info
@@ -327,7 +301,7 @@ class StudyApp:
         if not course_id:
             return ""
         try:
-            course = self.directory.get(course_id)
+            course = self.engine.course(course_id)
         except CourseRagError as exc:
             return html.escape(str(exc))
         language = t(lang, "language_zh" if course.language == "zh" else "language_en")
@@ -351,7 +325,7 @@ class StudyApp:
         examples: tuple[str, ...] = ()
         if course_id:
             try:
-                examples = self.directory.get(course_id).examples
+                examples = self.engine.course(course_id).examples
             except CourseRagError:
                 examples = ()
         updates = []
@@ -407,7 +381,7 @@ class StudyApp:
         """Switch course: the card, the status line and the example questions change."""
         lang = normalize_lang(lang)
         try:
-            course = self.directory.get(course_id)
+            course = self.engine.course(course_id)
         except CourseRagError as exc:
             return self.course_card(None, lang), f"⚠️ {exc}", *self.example_updates(None)
         sid = _valid_sid(sid)
@@ -492,7 +466,9 @@ class StudyApp:
                     history[-1] = {"role": "assistant", "content": escape_markdown_html(update)}
                     yield list(history), gr.skip(), gr.skip(), gr.skip()
         except Exception as exc:  # noqa: BLE001 - the learner gets a message, never a stuck spinner
-            if isinstance(exc, (CourseRagError, ValueError)):
+            if isinstance(exc, CourseRagError):
+                detail = exc.say(lang)
+            elif isinstance(exc, ValueError):
                 detail = str(exc)
             else:
                 log.exception("answering %r failed", question[:80])
@@ -513,13 +489,6 @@ class StudyApp:
             "mode": final.mode,
             "feedback": None,
         })
-        try:
-            if final.refused and scope != "notes":
-                self.feedback.log_refused(question, course_id, scope)
-            elif not final.refused:
-                self.feedback.log_citations(course_id, final.citations)
-        except OSError:
-            log.exception("could not write the content-gap logs")
         yield list(history), gr.skip(), turns, answer_payload(final)
 
     def clear(self):
@@ -572,23 +541,22 @@ class StudyApp:
 
     def _stats_outputs(self, course_id: str, lang: str) -> tuple:
         stats = self.instructor.stats(course_id)
-        health = "✓" if stats.store_ok else "✗"
+        health = stats.health
+        primary, *fallbacks = health.stores
         lines = [
-            f"**Store in use:** `{stats.store}` {health} {html.escape(stats.store_detail)}",
+            f"**Store in use:** `{primary.name}` {'✓' if primary.ok else '✗'} {html.escape(primary.detail)}",
         ]
-        if stats.fallback:
-            lines.append(f"**Fallback store:** `{stats.fallback}` {'✓' if stats.fallback_ok else '✗'}")
+        for fallback in fallbacks:
+            lines.append(f"**Fallback store:** `{fallback.name}` {'✓' if fallback.ok else '✗'}")
         lines.append(f"**{html.escape(course_id)}:** {len(stats.files)} files, {stats.chunks} passages indexed")
         if stats.error:
             lines.append(f"⚠️ {html.escape(stats.error)}")
-        answerer = self.engine.answerer
-        mode = f"LLM `{html.escape(self.settings.llm_model)}`" if answerer is not None else "extractive (no LLM configured)"
-        backend = getattr(self.settings, "embedding_backend", "")
+        mode = f"LLM `{html.escape(health.llm_model)}`" if health.answer_mode == "llm" else "extractive (no LLM configured)"
         lines.append(
-            f"**Answers:** {mode} · **Embedding model:** `{html.escape(self.settings.embedding_model)}`"
-            + (f" ({html.escape(backend)})" if backend else "")
+            f"**Answers:** {mode} · **Embedding model:** `{html.escape(health.embedding_model)}`"
+            + (f" ({html.escape(health.embedding_backend)})" if health.embedding_backend else "")
         )
-        lines.append(f"**Learner sessions with uploads:** {len(self.engine.sessions)}")
+        lines.append(f"**Learner sessions with uploads:** {health.sessions}")
         files = [[name, chunks] for name, chunks in stats.files]
         cited = [list(row) for row in self.feedback.most_cited(course_id)]
         gaps = [

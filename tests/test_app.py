@@ -294,7 +294,7 @@ def test_warnings_are_shown_with_the_answer(study_app):
 
     class BrokenLLM:
         def stream(self, messages):
-            raise LLMUnavailableError("the language model at http://llm.invalid failed (ConnectError)")
+            raise LLMUnavailableError("llm_failed", host="http://llm.invalid", kind="ConnectError")
             yield  # pragma: no cover
 
     study_app.engine.answerer = BrokenLLM()
@@ -349,6 +349,9 @@ def test_upload_result_lines_in_both_languages():
     assert upload_line(UploadResult("a.py", True, 1, 1, "py"), "en") == ("ok", "✓ a.py: 1 line read, 1 passage added")
     assert upload_line(UploadResult("s.pptx", True, 2, 4, "pptx"), "zh") == ("ok", "✓ s.pptx：读取 4 张幻灯片，新增 2 个段落")
     assert "already uploaded" in upload_line(UploadResult("n.md", True, 0, 2, "md", duplicate=True), "en")[1]
-    kind, text = upload_line(UploadResult("bad.pdf", False, error="bad.pdf: the file is damaged"), "zh")
-    assert kind == "fail" and text == "✗ bad.pdf: the file is damaged"
+    from courserag.errors import CorruptFileError
+
+    failure = CorruptFileError("bad.pdf", "no_text_extracted").notice
+    kind, text = upload_line(UploadResult("bad.pdf", False, failure=failure), "zh")
+    assert kind == "fail" and text == "✗ bad.pdf：无法从该文件中提取任何文字"
     assert render_upload_log([("fail", "✗ <b>x</b>.pdf")]) == '<div class="cr-log"><div class="cr-fail">✗ &lt;b&gt;x&lt;/b&gt;.pdf</div></div>'

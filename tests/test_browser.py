@@ -44,6 +44,7 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
 def server(built_sample_data, embedder, tmp_path_factory):
     from courserag.courses import load_course_directory
     from courserag.engine import RagEngine
+    from courserag.feedback import FeedbackLog
     from courserag.settings import Settings
     from courserag.stores import LocalCourseStore
     from courserag.ui import build_demo, launch_options
@@ -55,7 +56,7 @@ def server(built_sample_data, embedder, tmp_path_factory):
     settings = Settings(data_dir=data, instructor_enabled=True)
     engine = RagEngine(
         settings, load_course_directory(PROJECT_ROOT / "course_directory.yaml"),
-        LocalCourseStore(data / "index", embedder.dim), embedder,
+        LocalCourseStore(data / "index", embedder.dim), embedder, gap_log=FeedbackLog(data),
     )
     demo = build_demo(engine, settings)
     port = free_port()

@@ -43,7 +43,7 @@ from courserag.courses import load_course_directory
 from courserag.engine import RagEngine
 from courserag.indexer import build_course, course_files, file_sha256
 from courserag.settings import Settings
-from courserag.stores import LocalCourseStore
+from courserag.stores import FallbackCourseStore, LocalCourseStore
 from tests.llm_server import start_fake_llm
 from tests.test_concurrency import SAMPLE_DIRECTORY, build_weaviate_courses, caching_embedder_for
 
@@ -139,7 +139,7 @@ def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tm
     started = time.monotonic()
     engine = RagEngine.from_settings(Settings.from_env())  # connects to nothing yet: must not raise
     assert time.monotonic() - started < 10
-    assert engine.store.name == "weaviate" and (engine.fallback_store is not None) == local_index
+    assert engine.store.name == "weaviate" and isinstance(engine.store, FallbackCourseStore) == local_index
     engine.embedder = cached  # the same model's vectors, memoised
 
     started = time.monotonic()
@@ -170,7 +170,7 @@ def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tm
 def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sample_data, cached, notes):
     settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached, ["csc3100"], timeout_s=2)
     local = LocalCourseStore(built_sample_data / "index", cached.dim) if fallback else None
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), store, cached, fallback_store=local)
+    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached)
     try:
         assert engine.add_upload("s1", notes).ok
         before = engine.ask("csc3100", LATE, session_id="s1")
@@ -197,7 +197,7 @@ def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sa
 def test_weaviate_slower_than_its_timeout(weaviate_server, built_sample_data, cached):
     settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached, ["csc3100"], timeout_s=1)
     local = LocalCourseStore(built_sample_data / "index", cached.dim)
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), store, cached, fallback_store=local)
+    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached)
     try:
         weaviate_server.db.delay_s = 12.0  # past the bound below: only the deadline can make it
         started = time.monotonic()
@@ -532,11 +532,12 @@ sys.addaudithook(_disk_hook)
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
 def test_uploads_and_answers_need_no_disk_and_a_failing_feedback_log_stays_hidden(code, sample_data, cached, tmp_path, caplog):
     """Every write this thread attempts fails (audit hook), as on a full or read-only disk."""
+    from courserag.feedback import FeedbackLog
     from courserag.ui import StudyApp
 
     engine = RagEngine(
         Settings(data_dir=sample_data), load_course_directory(SAMPLE_DIRECTORY),
-        LocalCourseStore(sample_data / "index", cached.dim), cached,
+        LocalCourseStore(sample_data / "index", cached.dim), cached, gap_log=FeedbackLog(sample_data),
     )
     app = StudyApp(engine, engine.settings)
     note = tmp_path / "wombat_notes.md"

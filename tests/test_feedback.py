@@ -100,8 +100,12 @@ def study_app(engine, tmp_path):
 
     from courserag.ui import StudyApp
 
+    from courserag.engine import RagEngine
+    from courserag.feedback import FeedbackLog
+
     settings = replace(engine.settings, data_dir=tmp_path / "data")
-    return StudyApp(engine, settings)
+    logged = RagEngine(settings, engine.directory, engine.store, engine.embedder, gap_log=FeedbackLog(settings.data_dir))
+    return StudyApp(logged, settings)
 
 
 def _run_ask(app, question, sid, scope="both", course="csc3100", turns=None):

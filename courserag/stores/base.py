@@ -13,6 +13,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
 
 
@@ -23,6 +24,21 @@ class StoreHealth:
     name: str
     ok: bool
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class CourseHits:
+    """What one search of a course store found: both signals' candidate lists, the store
+    that answered them, and what the learner should know about how (a fallback, say).
+
+    A store with native hybrid search returns its fused hits as `lexical` (with the
+    fused score as the lexical signal) and no `vector` list.
+    """
+
+    vector: list[ScoredChunk]
+    lexical: list[ScoredChunk]
+    store: str
+    notices: tuple[Notice, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,11 @@ class CourseStore(Protocol):
         """The k chunks of `course_id` with the highest BM25 score for `tokens`."""
         ...
 
+    def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
+        """Candidates for one question: the store's own way of combining the two searches
+        (separate vector and BM25 lists, or native hybrid)."""
+        ...
+
     def count(self, course_id: str) -> int:
         """How many chunks `course_id` has."""
         ...
@@ -84,3 +105,8 @@ class CourseStore(Protocol):
     def health(self) -> StoreHealth:
         """Whether the store answers, without raising."""
         ...
+
+
+def separate_search(store: CourseStore, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
+    """`search` for stores without native hybrid: a vector list and a BM25 list."""
+    return CourseHits(store.vector_search(course_id, vector, k), store.lexical_search(course_id, tokens, k), store.name)

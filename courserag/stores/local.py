@@ -26,7 +26,7 @@ import numpy as np
 from courserag.chunk_index import ChunkIndex
 from courserag.errors import StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
-from courserag.stores.base import FileRecord, StoreHealth
+from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.textnorm import word_tokens
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -193,6 +193,9 @@ class LocalCourseStore:
 
     def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         return self._index(course_id).lexical_search(tokens, k)
+
+    def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
+        return separate_search(self, course_id, vector, tokens, k)
 
     def count(self, course_id: str) -> int:
         return sum(entry["chunks"] for entry in self._read_manifest(course_id)["files"].values())

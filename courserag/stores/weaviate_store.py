@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence, TypeVar
 from urllib.parse import urlsplit
 
@@ -33,7 +33,7 @@ import numpy as np
 from courserag.errors import ConfigError, StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
 from courserag.settings import Settings, secret
-from courserag.stores.base import FileRecord, StoreHealth
+from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.textnorm import word_tokens
 
 logger = logging.getLogger(__name__)
@@ -540,6 +540,14 @@ class WeaviateCourseStore:
             return out
 
         return self._run("lexical search", op, self._query_deadline)
+
+    def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
+        """Separate vector and BM25 queries (fused by our ranker), or, with
+        WEAVIATE_SEARCH=hybrid, Weaviate's native hybrid whose fused score is the lexical signal."""
+        if self.settings.weaviate_search != "hybrid":
+            return separate_search(self, course_id, vector, tokens, k)
+        fused = self.hybrid_search(course_id, tokens, vector, k)
+        return CourseHits([], [replace(h, lexical=h.score) for h in fused], self.name)
 
     def hybrid_search(
         self,

@@ -1,0 +1,24 @@
+"""One logging set-up for every entry point (app, CLI, builder, benchmarks)."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+# Libraries whose INFO lines (HTTP requests, weight loading, dictionary building) are noise
+# to a learner's or an instructor's terminal.
+NOISY_LIBRARIES = ("httpx", "sentence_transformers", "transformers", "jieba", "urllib3", "faiss")
+
+
+def quiet_environment() -> None:
+    """No analytics calls and no tokenizer fork warnings; set before Gradio is imported."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def configure_logging(level: int = logging.INFO, libraries_level: int = logging.WARNING) -> None:
+    """Our own log lines at `level`, the noisy libraries' at `libraries_level`."""
+    quiet_environment()
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for name in NOISY_LIBRARIES:
+        logging.getLogger(name).setLevel(libraries_level)

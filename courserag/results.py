@@ -1,0 +1,132 @@
+"""What the engine hands back: retrievals, answers, upload results, index and health reports.
+
+Small records with no behaviour beyond saying themselves: `Answer.to_json` is the CLI's
+`ask --json` contract (fields are only ever added), and `UploadResult.say(lang)` is the one
+wording of an upload's outcome, used by the UI and the CLI alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from courserag.messages import Notice, render, unit_word
+from courserag.packing import ContextItem, citation_dict
+from courserag.stores.base import StoreHealth
+
+# The unit a file is read in, by document type ("3 pages read", "40 lines read").
+UNIT_OF_DOC_TYPE = {"pdf": "page", "pptx": "slide", "ipynb": "cell", "docx": "paragraph", "md": "line", "txt": "line", "py": "line"}
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What retrieval found for one question, ready for the answerer."""
+
+    question: str
+    query: str
+    items: list[ContextItem]
+    notices: list[Notice]
+    retrieval_ms: float
+    candidates: int
+
+
+@dataclass
+class Answer:
+    """The result of one question; `to_json` is the CLI's `ask --json` contract."""
+
+    question: str
+    answer: str
+    refused: bool
+    items: list[ContextItem]
+    notices: list[Notice] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    mode: str = "extractive"
+    query: str = ""
+    course_id: str | None = None
+
+    @property
+    def citations(self) -> list[dict]:
+        return [citation_dict(item) for item in self.items]
+
+    @property
+    def warnings(self) -> list[str]:
+        """The notices in English (the JSON contract's `warnings`)."""
+        return [notice.text("en") for notice in self.notices]
+
+    def to_json(self) -> dict:
+        return {
+            "answer": self.answer,
+            "refused": self.refused,
+            "citations": self.citations,
+            "warnings": self.warnings,
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "mode": self.mode,
+            "course_id": self.course_id,
+            "query": self.query,
+        }
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    """Per-file outcome shown in the upload status list (UI) and on stderr (CLI)."""
+
+    name: str
+    ok: bool
+    chunks_added: int = 0
+    units: int = 0
+    doc_type: str = ""
+    warnings: tuple[Notice, ...] = ()
+    failure: Notice | None = None  # why the file was refused (ok is False)
+    duplicate: bool = False
+    unit: str = ""  # what `units` counts ("page", "slide", "line"…); from the doc type when empty
+
+    def say(self, lang: str = "en") -> str:
+        """The one sentence for this outcome, in `lang`."""
+        if not self.ok:
+            return render("upload_failed", {"error": self.failure}, lang)
+        if self.duplicate:
+            return render("upload_duplicate", {"name": self.name}, lang)
+        unit = self.unit or UNIT_OF_DOC_TYPE.get(self.doc_type, "section")
+        line = render("upload_ok", {
+            "name": self.name, "units": self.units, "unit": unit_word(unit, self.units, lang),
+            "chunks": self.chunks_added, "passages": render("passage" if self.chunks_added == 1 else "passages", None, lang),
+        }, lang)
+        if self.warnings:
+            joiner = "；" if lang == "zh" else "; "
+            line = render("upload_ok_warn", {"line": line, "warnings": joiner.join(w.text(lang) for w in self.warnings)}, lang)
+        return line
+
+    @property
+    def message(self) -> str:
+        return self.say("en")
+
+    @property
+    def error(self) -> str:
+        """Why the file was refused, in English ("" when it was not)."""
+        return self.failure.text("en") if self.failure else ""
+
+
+IndexState = Literal["ready", "missing", "unavailable"]
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How a course's index looks to learners: ready (with counts), not built, or unreachable."""
+
+    course_id: str
+    state: IndexState
+    files: int = 0
+    chunks: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class EngineHealth:
+    """What the instructor tab shows about the running engine."""
+
+    stores: list[StoreHealth]
+    answer_mode: str  # "llm" or "extractive"
+    llm_model: str
+    embedding_model: str
+    embedding_backend: str
+    sessions: int

@@ -1,0 +1,27 @@
+"""What the app does once before it serves: warm the model, and index courses that have
+no index yet when BUILD_INDEX_ON_START says so (a fresh Space has no data/ folder)."""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def prepare(engine, settings) -> None:
+    """Warm the model, then build or report every course whose index is missing.
+
+    A missing or unreachable store never stops the app: the course card says what is wrong
+    and the learner's own notes still answer.
+    """
+    engine.warm_up()
+    for course in engine.courses:
+        status = engine.index_status(course.id)
+        if status.state == "unavailable":
+            log.warning("course store unavailable for %s: %s", course.id, status.detail)
+        elif status.state == "missing" and settings.build_index_on_start and settings.store_kind == "local":
+            summary = engine.build_course(course.id)
+            if summary is not None:
+                log.info("built the index on start: %s", summary.text())
+        elif status.state == "missing":
+            log.warning("course %s has no index yet; run `python build_weaviate_index.py --course %s`", course.id, course.id)
