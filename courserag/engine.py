@@ -194,9 +194,6 @@ class RagEngine:
     def end_session(self, session_id: str) -> None:
         self.sessions.release(session_id)
 
-    def session_count(self) -> int:
-        return len(self.sessions)
-
     def _embed_texts(self, texts: list[str]):
         return self.embedder.embed_batch(texts, self.settings.embedding_batch_size)
 

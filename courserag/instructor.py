@@ -41,10 +41,6 @@ def check_token(token: object) -> TokenState:
     return "wrong"
 
 
-def instructor_available() -> bool:
-    return bool(secret(TOKEN_ENV, required=False))
-
-
 @dataclass(frozen=True)
 class IndexStats:
     """One course's index as the instructor sees it, with the engine's health."""

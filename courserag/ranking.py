@@ -58,14 +58,9 @@ WEIGHTED_WORD_CAP = 8
 _ANY_WORD = 1e-9  # a Chinese candidate must contain at least one question word
 
 
-def normalize_identifier(raw: str) -> str:
-    """'MAT-2040', 'mat 2040' and 'ＭＡＴ２０４０' all become 'MAT2040'."""
-    return re.sub(r"[\s\-]", "", normalize(raw)).upper()
-
-
 def _identifiers_in_normalized(normalized: str) -> frozenset[str]:
     """extract_identifiers of an already normalised text. A match is ASCII letters and
-    digits (hyphens between digit groups) cut from normalised text, so normalize_identifier
+    digits (hyphens between digit groups) cut from normalised text, so normalising one
     reduces to dropping the hyphens and upper-casing.
 
     A function word or a lone letter before a number is not an identifier: in SQuAD, 122 of
@@ -83,7 +78,7 @@ def _identifiers_in_normalized(normalized: str) -> frozenset[str]:
 
 
 def extract_identifiers(text: str) -> frozenset[str]:
-    """Identifier-like tokens of a text, normalised (see normalize_identifier)."""
+    """Identifier-like tokens of a text, normalised: 'MAT-2040', 'mat 2040' and 'ＭＡＴ２０４０' all become 'MAT2040'."""
     return _identifiers_in_normalized(normalize(text))
 
 

@@ -1,7 +1,7 @@
 """Typed records that flow through the pipeline: parsed sections, chunks and scored chunks.
 
 They are small frozen dataclasses so that every stage returns new values instead of
-mutating what it was given (see shared/STYLE.md).
+mutating what it was given.
 """
 
 from __future__ import annotations

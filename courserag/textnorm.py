@@ -80,14 +80,6 @@ def word_tokens(text: str, drop_stopwords: bool = True) -> list[str]:
     return tokens
 
 
-def token_overlap(query_tokens: list[str] | set[str], text_tokens: list[str] | set[str]) -> float:
-    """Share of distinct query tokens that occur in the text, in [0, 1]."""
-    query = set(query_tokens)
-    if not query:
-        return 0.0
-    return len(query & set(text_tokens)) / len(query)
-
-
 # The jieba dictionary frequency below which a word counts as rare (names, terms).
 _RARE_FREQUENCY = 50
 _LATIN_ONLY = re.compile(r"^[a-z0-9]+$")

@@ -313,7 +313,7 @@ def test_warnings_are_shown_with_the_answer(study_app):
 
     study_app.engine.answerer = None
     study_app.engine.store = DownStore()
-    study_app._index_info.clear()
+    study_app.forget_index_status("csc3100")
     assert "cannot be reached" in study_app.course_card("csc3100", "en")
     final = _chat_updates(study_app, LATE_POLICY)[-1]
     assert "⚠️ **Note:** The course knowledge base (weaviate) is unavailable" in final[0][-1]["content"]

@@ -148,8 +148,11 @@ def select_course(page, label: str) -> None:
 def upload(page, *paths: Path) -> str:
     page.set_input_files("#cr-upload input[type=file]", [str(p) for p in paths])
     names = [p.name for p in paths]
+    # Wait for each file's result line (.cr-log), not for any text: while a file is read,
+    # Gradio's progress overlay on the same element shows its name too.
     page.wait_for_function(
-        "(names) => { const t = document.querySelector('#cr-upload-log')?.innerText || '';"
+        "(names) => { const t = [...document.querySelectorAll('#cr-upload-log .cr-log > div')]"
+        ".map(d => d.innerText).join('\\n');"
         " return names.every(n => t.includes(n)); }",
         arg=names,
     )

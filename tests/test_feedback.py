@@ -121,7 +121,7 @@ def test_like_handler_stores_vote_and_comment_without_upload_text(study_app, tmp
     assert study_app.engine.add_upload(sid, notes, notes.name).ok
     history, turns, payload = _run_ask(study_app, "How many stripes per bucket does the okapi index store?", sid)
     assert any(c["origin"] == "upload" for c in payload["citations"])
-    index = turns[-1]["index"]
+    index = turns[-1].index
     turns, box, target, note, _ = study_app.on_like(turns, "en", SimpleNamespace(index=index, liked=False, value=None))
     assert target == index and box["visible"] is True
     study_app.send_comment("wrong bucket count", target, turns, "en")

@@ -17,14 +17,6 @@ def lex(c: Chunk, l: float) -> ScoredChunk:
 
 
 @pytest.mark.parametrize(
-    "raw, expected",
-    [("MAT-2040", "MAT2040"), ("mat 2040", "MAT2040"), ("ＭＡＴ２０４０", "MAT2040"), ("x-2023-001", "X2023001")],
-)
-def test_normalize_identifier(raw, expected):
-    assert ranking.normalize_identifier(raw) == expected
-
-
-@pytest.mark.parametrize(
     "text, expected",
     [
         ("Take CSC3100 after MAT-2040.", {"CSC3100", "MAT2040"}),

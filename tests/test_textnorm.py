@@ -1,6 +1,6 @@
 import pytest
 
-from courserag.textnorm import cjk_ratio, is_chinese, normalize, token_overlap, word_tokens
+from courserag.textnorm import cjk_ratio, is_chinese, normalize, word_tokens
 
 
 @pytest.mark.parametrize(
@@ -34,9 +34,3 @@ def test_cjk_ratio_bounds():
     assert cjk_ratio("   ") == 0.0
 
 
-@pytest.mark.parametrize(
-    "query, text, expected",
-    [(["a", "b"], ["a", "c"], 0.5), ([], ["a"], 0.0), (["x"], [], 0.0), (["a", "a"], ["a"], 1.0)],
-)
-def test_token_overlap(query, text, expected):
-    assert token_overlap(query, text) == expected

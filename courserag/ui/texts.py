@@ -6,7 +6,6 @@ and an unknown language falls back to English, so a missing translation never br
 
 from __future__ import annotations
 
-LANGS = ("en", "zh")
 LANG_CHOICES = [("English", "en"), ("中文", "zh")]
 
 TEXT: dict[str, dict[str, str]] = {
@@ -54,21 +53,10 @@ TEXT: dict[str, dict[str, str]] = {
     "upload_label": {"en": "Upload notes", "zh": "上传笔记"},
     "upload_progress": {"en": "Reading {name} ({i}/{n})", "zh": "正在读取 {name}（{i}/{n}）"},
     "upload_done": {"en": "Done", "zh": "完成"},
-    "upload_ok": {
-        "en": "✓ {name}: {units} {unit} read, {chunks} {passages} added",
-        "zh": "✓ {name}：读取 {units} {unit}，新增 {chunks} 个{passages}",
-    },
-    "upload_duplicate": {
-        "en": "✓ {name}: already uploaded, nothing new to add",
-        "zh": "✓ {name}：之前已上传过，没有新内容",
-    },
-    "passage": {"en": "passage", "zh": "段落"},
-    "passages": {"en": "passages", "zh": "段落"},
     "no_notes": {"en": "No notes uploaded yet.", "zh": "还没有上传笔记。"},
-    "notes_table_head": {
-        "en": "| File | Read | Passages |",
-        "zh": "| 文件 | 读取 | 段落 |",
-    },
+    "notes_col_file": {"en": "File", "zh": "文件"},
+    "notes_col_read": {"en": "Read", "zh": "读取"},
+    "notes_col_passages": {"en": "Passages", "zh": "段落"},
     "remove_label": {"en": "Select notes to remove", "zh": "选择要删除的笔记"},
     "remove_button": {"en": "Remove selected", "zh": "删除所选"},
     "removed": {"en": "Removed {names}. Answers no longer use it.", "zh": "已删除 {names}，回答将不再引用它。"},
@@ -105,6 +93,7 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "empty_question": {"en": "Please type a question first.", "zh": "请先输入问题。"},
     "error": {"en": "Something went wrong: {detail}", "zh": "出错了：{detail}"},
+    "internal_error": {"en": "an internal error ({kind})", "zh": "内部错误（{kind}）"},
     # -- feedback -----------------------------------------------------------------------
     "feedback_thanks_up": {
         "en": "Thanks for the 👍. Anything to add? (optional)",

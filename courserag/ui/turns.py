@@ -1,0 +1,31 @@
+"""One answered question in the chat, as the feedback and follow-up logic needs it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """An answered question: where it sits in the chat, what was said, how it was rated."""
+
+    index: int  # position of the assistant message in the chat history
+    question: str
+    answer: str
+    citations: tuple[dict, ...]
+    course: str
+    scope: str
+    refused: bool
+    mode: str
+    feedback: dict | None = field(default=None, compare=False)
+
+    def rated(self, record: dict | None) -> "ChatTurn":
+        return replace(self, feedback=record)
+
+
+def find_turn(turns: list[ChatTurn], index: object) -> ChatTurn | None:
+    return next((turn for turn in turns if turn.index == index), None)
+
+
+def replace_turn(turns: list[ChatTurn], new: ChatTurn) -> list[ChatTurn]:
+    return [new if turn.index == new.index else turn for turn in turns]
