@@ -52,6 +52,10 @@ def _ask_parser() -> argparse.ArgumentParser:
     ask.add_argument("--scope", choices=("both", "course", "notes"), default="both")
     ask.add_argument("--json", action="store_true", help="print one JSON object per result")
     ask.add_argument("--batch", metavar="FILE.jsonl", help='one {"question", "course"} object a line')
+    evaluate = sub.add_parser("eval", help="score answers on a question set (course_qa format)")
+    evaluate.add_argument("--set", required=True, metavar="DIR", help="folder with questions.jsonl (or the file itself)")
+    evaluate.add_argument("--json", metavar="FILE", help="also write the figures and the wrong answers as JSON")
+    evaluate.add_argument("--limit", type=int, help="only the first N questions")
     return parser
 
 
@@ -59,6 +63,8 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `rag_engine.py`."""
     _quiet_libraries()
     args = _ask_parser().parse_args(argv)
+    if args.command == "eval":
+        return _run_eval(args)
     if not args.batch and not args.question:
         return _fail("give a question, or --batch FILE.jsonl", EXIT_USAGE)
     if not args.batch and not args.course:
@@ -88,6 +94,27 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         _print_human(result)
+    return 0
+
+
+def _run_eval(args) -> int:
+    """Score the engine's answers on a course_qa question set and print a table by kind."""
+    from courserag import qa_eval
+    from courserag.engine import RagEngine
+    from courserag.settings import Settings
+
+    try:
+        items = qa_eval.load_questions(Path(args.set))[: args.limit]
+    except (OSError, ValueError, KeyError) as exc:
+        return _fail(f"cannot read the question set {args.set}: {exc}")
+    try:
+        engine = RagEngine.from_settings(Settings.from_env())
+        report = qa_eval.run(engine, items)
+    except CourseRagError as exc:
+        return _fail(str(exc))
+    print(report.table())
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
 
 
