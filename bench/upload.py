@@ -87,7 +87,7 @@ def upload_once(engine, path: Path, question: str) -> dict:
 
 def probe_question(path: Path) -> str:
     """A question made of words from the middle of the file, so the first query finds it."""
-    from courserag.parsing import parse_file
+    from courserag.parsers import parse_file
 
     sections = [s for s in parse_file(path).sections if len(s.text.split()) > 12]
     words = sections[len(sections) // 2].text.split()

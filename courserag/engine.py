@@ -30,7 +30,7 @@ from courserag.followup import clean_rewrite, looks_like_followup, rewrite_follo
 from courserag.indexer import BuildSummary, build_course
 from courserag.messages import Notice
 from courserag.packing import pack_context
-from courserag.parsing import parse_bytes, safe_display_name
+from courserag.parsers import parse_bytes, safe_display_name
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult

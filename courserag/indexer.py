@@ -18,7 +18,7 @@ from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import Course
 from courserag.embedding import Embedder
 from courserag.errors import CourseRagError
-from courserag.parsing import SUPPORTED_EXTENSIONS, parse_file
+from courserag.parsers import SUPPORTED_EXTENSIONS, parse_file
 from courserag.settings import Settings
 from courserag.stores.base import CourseStore
 

@@ -39,7 +39,7 @@ from courserag.results import UNIT_OF_DOC_TYPE
 from courserag.errors import CourseRagError
 from courserag.feedback import FeedbackLog
 from courserag.instructor import InstructorTools, check_token
-from courserag.parsing import SUPPORTED_EXTENSIONS
+from courserag.parsers import SUPPORTED_EXTENSIONS
 from courserag.settings import Settings
 from courserag.ui_text import LANG_CHOICES, normalize_lang, t
 
