@@ -1,4 +1,4 @@
-"""Every message code the parsers use is in the catalog, in English and
+"""Every message code the parsers and ingestion use is in the catalog, in English and
 Chinese, and renders with exactly the parameters the code passes.
 
 The table below gives example parameters for each code; a scan of the source finds every
@@ -77,10 +77,13 @@ PARSER_CODES: dict[str, dict] = {
     "notebook_no_text": {},
     "cell_output_cut": {"number": 7},
     "cells_output_cut": {"numbers": "1, 3"},
+    # ingest.py
+    "no_text_extracted": {},
+    "too_many_chunks": {"chunks": 5001, "limit": 5000},
 }
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "courserag" / "parsers").glob("*.py"))
+SOURCES = sorted((ROOT / "courserag" / "parsers").glob("*.py")) + [ROOT / "courserag" / "ingest.py"]
 
 
 def _call_name(node: ast.Call) -> str:
