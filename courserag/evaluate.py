@@ -64,6 +64,7 @@ import numpy as np
 from courserag import ranking
 from courserag.courses import Course, CourseDirectory
 from courserag.embedding import Embedder, get_embedder
+from courserag.engine import RagEngine
 from courserag.ingest import IngestConfig, ingest_file
 from courserag.parsers import ParsedDocument
 from courserag.records import Chunk, ScoredChunk, Section
@@ -376,12 +377,6 @@ class Report:
 # -- the run ------------------------------------------------------------------------------------
 
 
-def _engine_class():
-    from courserag.engine import RagEngine  # imported late: the engine pulls in every parser
-
-    return RagEngine
-
-
 def evaluate(
     set_dir: Path,
     scope: str = "course",
@@ -442,7 +437,6 @@ def evaluate(
             base, data_dir=workdir, retrieval=replace(base.retrieval, top_k=RANK_DEPTH, fusion=fusion)
         )
         default_settings = replace(base, data_dir=workdir, retrieval=replace(base.retrieval, fusion=fusion))
-        RagEngine = _engine_class()
         engine_module = sys.modules[RagEngine.__module__]
         product_ranking = engine_module.ranking
         if ranking_module:
