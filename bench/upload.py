@@ -3,8 +3,8 @@
 Real files: a 50-page text PDF (fpdf2) and a 30-slide deck (python-pptx) of real passages.
 Each run uses a fresh session, so nothing is cached between runs except the loaded model.
 The breakdown is of the real call: parse, chunk and embed are timed by wrapping the
-functions `add_upload` calls (courserag.engine.parse_bytes, chunk_sections + make_chunks,
-engine._embed_texts); "index" is the rest of add_upload (hashing, BM25 tokens, FAISS add);
+functions `add_upload` calls (parse_bytes, chunk_sections + make_chunks as courserag.ingest
+calls them, and engine._embed_texts); "index" is the rest of add_upload (hashing, BM25 tokens, FAISS add);
 "first_query" is one `retrieve` in the notes scope right after.
 
 Configurations, all interleaved: the baseline is the naive loop (batch_size 1: one model
@@ -27,10 +27,10 @@ from bench.retrieval import clear_query_cache, make_engine
 
 @contextlib.contextmanager
 def _stage_timer(engine, stages: dict):
-    """Time the stages of engine.add_upload by wrapping what it calls."""
-    import courserag.engine as engine_module
+    """Time the stages of engine.add_upload by wrapping what it calls (through courserag.ingest)."""
+    import courserag.ingest as ingest_module
 
-    originals = {name: getattr(engine_module, name) for name in ("parse_bytes", "chunk_sections", "make_chunks")}
+    originals = {name: getattr(ingest_module, name) for name in ("parse_bytes", "chunk_sections", "make_chunks")}
     stage_of = {"parse_bytes": "parse", "chunk_sections": "chunk", "make_chunks": "chunk"}
 
     def wrap(name, fn):
@@ -53,13 +53,13 @@ def _stage_timer(engine, stages: dict):
             stages["chunks"] = stages.get("chunks", 0) + len(texts)
 
     for name, fn in originals.items():
-        setattr(engine_module, name, wrap(name, fn))
+        setattr(ingest_module, name, wrap(name, fn))
     engine._embed_texts = timed_embed
     try:
         yield
     finally:
         for name, fn in originals.items():
-            setattr(engine_module, name, fn)
+            setattr(ingest_module, name, fn)
         del engine._embed_texts
 
 
@@ -87,7 +87,7 @@ def upload_once(engine, path: Path, question: str) -> dict:
 
 def probe_question(path: Path) -> str:
     """A question made of words from the middle of the file, so the first query finds it."""
-    from courserag.parsing import parse_file
+    from courserag.parsers import parse_file
 
     sections = [s for s in parse_file(path).sections if len(s.text.split()) > 12]
     words = sections[len(sections) // 2].text.split()

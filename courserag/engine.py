@@ -21,16 +21,16 @@ from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
-from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedding import Embedder, get_embedder
-from courserag.errors import CourseRagError, FileTooLargeError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
+from courserag.errors import CourseRagError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
+from courserag.ingest import IngestConfig, file_size, ingest_file
 from courserag.messages import Notice
 from courserag.packing import pack_context
-from courserag.parsing import parse_bytes, safe_display_name
+from courserag.parsers import safe_display_name
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
@@ -154,29 +154,21 @@ class RagEngine:
     def add_upload(self, session_id: str, path: Path, display_name: str | None = None) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool."""
         name = safe_display_name(display_name or Path(path).name)
-        limits = self.settings.limits
         try:
-            size = Path(path).stat().st_size
-            if size > limits.max_file_mb * 1024 * 1024:
-                raise FileTooLargeError(name, "file_over_limit", size=f"{size / 1024 / 1024:.1f} MB", limit_mb=f"{limits.max_file_mb:g}")
+            size = file_size(path, name, self.settings.limits)
             pool = self.sessions.get(session_id)
             pool.check_room(size, name)
             data = Path(path).read_bytes()
             file_hash = hashlib.sha256(data).hexdigest()
             existing = pool.files.get(name)
             if existing and existing.file_hash == file_hash:
-                return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True)
-            parsed = parse_bytes(data, name, limits)
-            pieces = chunk_sections(parsed.sections, self.settings.chunk_size, self.settings.chunk_overlap)
-            chunks = make_chunks(pieces, name, "upload", None, parsed.doc_type, file_hash)
-            if not chunks:
-                raise IngestError(name, "no_text_extracted")
-            if len(chunks) > limits.max_chunks_per_file:
-                raise FileTooLargeError(name, "too_many_chunks", chunks=len(chunks), limit=limits.max_chunks_per_file)
-            warnings = tuple(w if isinstance(w, Notice) else Notice("plain", {"text": w}) for w in parsed.warnings)
-            uploaded = UploadedFile(name, file_hash, parsed.doc_type, len(chunks), parsed.units, size, warnings)
-            added = pool.add_file(uploaded, chunks, self._embed_texts)
-            return UploadResult(name, True, added, parsed.units, parsed.doc_type, warnings)
+                return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
+            ingested = ingest_file(data, name, IngestConfig.of(self.settings), origin="upload", file_hash=file_hash)
+            uploaded = UploadedFile(
+                name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
+            )
+            added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
+            return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:

@@ -60,8 +60,6 @@ class IngestError(CourseRagError):
 
     def __init__(self, file_name: str, reason_code: str, **params):
         self.file_name = file_name
-        if not params and " " in reason_code:  # TRANSITION: free-text reasons until parsers use codes
-            reason_code, params = "plain", {"text": reason_code}
         reason = Notice(reason_code, params)
         self.reason_notice = reason
         self.reason = reason.text("en")

@@ -8,7 +8,7 @@ A set (see ../shared/eval/README.md) is `corpus.jsonl` passages {doc_id, title, 
 `queries.jsonl` questions {qid, question, gold_doc_ids, title, lang, answerable}.
 
 Ingestion is the product's own: every title becomes one course file ("<title>.txt") whose
-passages are its Sections, cut by `chunk_sections` + `make_chunks` (origin "course"), embedded
+passages are its Sections, chunked by `courserag.ingest.ingest_file` (origin "course"), embedded
 by the product embedder and written with `LocalCourseStore.replace_file` into a temporary
 store. Course scope gives every title its own course id (a slug plus a short hash of the
 title, see `course_id_for`); global scope puts every title into one course, "all". The
@@ -62,9 +62,11 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from courserag import ranking
-from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import Course, CourseDirectory
 from courserag.embedding import Embedder, get_embedder
+from courserag.engine import RagEngine
+from courserag.ingest import IngestConfig, ingest_file
+from courserag.parsers import ParsedDocument
 from courserag.records import Chunk, ScoredChunk, Section
 from courserag.settings import Settings
 from courserag.stores.local import LocalCourseStore
@@ -239,9 +241,10 @@ def ingest(
     for title, passages in by_title.items():
         course_id = course_of(title)
         sections = [Section(text=p.text, locator=p.doc_id) for p in passages]
-        pieces = chunk_sections(sections, settings.chunk_size, settings.chunk_overlap)
+        document = ParsedDocument(f"{title}.txt", "txt", sections, len(passages), "paragraph")
         file_hash = hashlib.sha256("\x1e".join(f"{p.doc_id}\x1f{p.text}" for p in passages).encode("utf-8")).hexdigest()
-        chunks = make_chunks(pieces, f"{title}.txt", "course", course_id, "txt", file_hash)
+        chunks = list(ingest_file(document, f"{title}.txt", IngestConfig.of(settings), origin="course",
+                                  course_id=course_id, file_hash=file_hash).chunks)
         files.append((course_id, file_hash, chunks))
     all_texts = [c.text for _, _, chunks in files for c in chunks]
     vectors = embedder.embed_batch(all_texts, settings.embedding_batch_size)
@@ -374,12 +377,6 @@ class Report:
 # -- the run ------------------------------------------------------------------------------------
 
 
-def _engine_class():
-    from courserag.engine import RagEngine  # imported late: the engine pulls in every parser
-
-    return RagEngine
-
-
 def evaluate(
     set_dir: Path,
     scope: str = "course",
@@ -440,7 +437,6 @@ def evaluate(
             base, data_dir=workdir, retrieval=replace(base.retrieval, top_k=RANK_DEPTH, fusion=fusion)
         )
         default_settings = replace(base, data_dir=workdir, retrieval=replace(base.retrieval, fusion=fusion))
-        RagEngine = _engine_class()
         engine_module = sys.modules[RagEngine.__module__]
         product_ranking = engine_module.ranking
         if ranking_module:

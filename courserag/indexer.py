@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import Course
 from courserag.embedding import Embedder
 from courserag.errors import CourseRagError
-from courserag.parsing import SUPPORTED_EXTENSIONS, parse_file
+from courserag.ingest import IngestConfig, ingest_file
+from courserag.parsers import SUPPORTED_EXTENSIONS
 from courserag.settings import Settings
 from courserag.stores.base import CourseStore
 
@@ -94,6 +94,7 @@ def build_course(
         store.delete_course(course.id)
     indexed = {} if rebuild else store.files(course.id)
     paths = course_files(course.docs)
+    config = IngestConfig.of(settings)
     summary.files = len(paths)
     present: set[str] = set()
     for position, path in enumerate(paths, start=1):
@@ -110,9 +111,7 @@ def build_course(
             summary.planned.append((source, "update" if record else "add"))
             continue
         try:
-            parsed = parse_file(path, source, settings.limits)
-            pieces = chunk_sections(parsed.sections, settings.chunk_size, settings.chunk_overlap)
-            chunks = make_chunks(pieces, source, "course", course.id, parsed.doc_type, file_hash)
+            chunks = ingest_file(path, source, config, origin="course", course_id=course.id, file_hash=file_hash).chunks
             vectors = embedder.embed_batch([c.text for c in chunks], settings.embedding_batch_size)
             store.replace_file(course.id, source, file_hash, chunks, vectors)
         except CourseRagError as exc:

@@ -75,6 +75,175 @@ MESSAGES: dict[str, dict[str, str]] = {
     "unit_paragraph": {"en": "paragraph|paragraphs", "zh": "段|段"},
     "unit_section": {"en": "section|sections", "zh": "节|节"},
     # -- parsers (courserag/parsers) ----------------------------------------------------
+    # Refusals before parsing (guard.py).
+    "supported_types": {
+        "en": "upload a PDF, Word (.docx), PowerPoint (.pptx), Markdown, text (.txt), Python (.py) "
+        "or Jupyter notebook (.ipynb) file",
+        "zh": "请上传 PDF、Word（.docx）、PowerPoint（.pptx）、Markdown、纯文本（.txt）、Python（.py）"
+        "或 Jupyter 笔记本（.ipynb）文件",
+    },
+    "no_extension": {
+        "en": "the file has no extension, so its type is unknown; {supported}",
+        "zh": "该文件没有扩展名，无法判断文件类型；{supported}",
+    },
+    "old_office_format": {
+        "en": "old-format {ext} files are not supported; open it and save it as {ext}x, then upload that",
+        "zh": "不支持旧格式的 {ext} 文件；请打开它并另存为 {ext}x 格式，然后上传新文件",
+    },
+    "unsupported_type": {"en": "{ext} files are not supported; {supported}", "zh": "不支持 {ext} 文件；{supported}"},
+    "file_empty": {"en": "the file is empty (0 bytes)", "zh": "文件是空的（0 字节）"},
+    "file_open_failed": {"en": "the file could not be opened", "zh": "无法打开该文件"},
+    "file_read_failed": {"en": "the file could not be read", "zh": "无法读取该文件"},
+    "not_valid_kind": {
+        "en": "the file is named {ext} but is not a valid {kind}; it may be damaged",
+        "zh": "文件扩展名是 {ext}，但它不是有效的{kind}，可能已经损坏",
+    },
+    "type_mismatch": {
+        "en": "the file is named {ext} but looks like {looks}, not a {expected}",
+        "zh": "文件扩展名是 {ext}，但内容看起来是{looks}，而不是{expected}",
+    },
+    "type_mismatch_rename": {
+        "en": "the file is named {ext} but looks like {looks}, not a {expected}; rename it to .{doc_type} and upload it again",
+        "zh": "文件扩展名是 {ext}，但内容看起来是{looks}，而不是{expected}；请把它重命名为 .{doc_type} 后重新上传",
+    },
+    # What a file should be ("not a valid {kind}", "not a {expected}").
+    "kind_pdf": {"en": "PDF", "zh": "PDF文件"},
+    "kind_docx": {"en": "Word document (.docx)", "zh": "Word文档（.docx）"},
+    "kind_pptx": {"en": "PowerPoint presentation (.pptx)", "zh": "PowerPoint演示文稿（.pptx）"},
+    "kind_text": {"en": "text file", "zh": "文本文件"},
+    # What a file's leading bytes say it is ("looks like {looks}").
+    "looks_pdf": {"en": "a PDF", "zh": "一个PDF文件"},
+    "looks_docx": {"en": "a Word document (.docx)", "zh": "一个Word文档（.docx）"},
+    "looks_pptx": {"en": "a PowerPoint presentation (.pptx)", "zh": "一个PowerPoint演示文稿（.pptx）"},
+    "looks_xlsx": {"en": "an Excel workbook (.xlsx)", "zh": "一个Excel工作簿（.xlsx）"},
+    "looks_opendocument": {"en": "an OpenDocument file (.odt, .odp or .ods)", "zh": "一个OpenDocument文件（.odt、.odp或.ods）"},
+    "looks_zip": {"en": "a zip archive", "zh": "一个zip压缩包"},
+    "looks_png": {"en": "a PNG image", "zh": "一张PNG图片"},
+    "looks_jpeg": {"en": "a JPEG image", "zh": "一张JPEG图片"},
+    "looks_gif": {"en": "a GIF image", "zh": "一张GIF图片"},
+    "looks_tiff": {"en": "a TIFF image", "zh": "一张TIFF图片"},
+    "looks_old_office": {"en": "an old-format Office file (.doc, .ppt or .xls)", "zh": "一个旧版Office文件（.doc、.ppt或.xls）"},
+    "looks_gzip": {"en": "a gzip archive", "zh": "一个gzip压缩包"},
+    "looks_rar": {"en": "a RAR archive", "zh": "一个RAR压缩包"},
+    "looks_7z": {"en": "a 7-Zip archive", "zh": "一个7-Zip压缩包"},
+    "looks_program": {"en": "a program", "zh": "一个可执行程序"},
+    "looks_windows_program": {"en": "a Windows program", "zh": "一个Windows程序"},
+    "looks_rtf": {"en": "an RTF document", "zh": "一个RTF文档"},
+    "looks_mp3": {"en": "an MP3 audio file", "zh": "一个MP3音频文件"},
+    "looks_audio": {"en": "an audio file", "zh": "一个音频文件"},
+    "looks_media": {"en": "a media file (audio, video or image)", "zh": "一个媒体文件（音频、视频或图片）"},
+    "looks_mp4": {"en": "a video or audio file (MP4)", "zh": "一个视频或音频文件（MP4）"},
+    "file_locked": {
+        "en": "this file is password-protected; remove the password and upload it again",
+        "zh": "该文件设有密码保护；请取消密码后重新上传",
+    },
+    "zip_damaged": {
+        "en": "the file is damaged (its zip container cannot be opened); it may be incomplete",
+        "zh": "文件已损坏（无法打开其 zip 容器），可能不完整",
+    },
+    "zip_too_many_entries": {
+        "en": "this file holds more than {limit:,} archive entries, over the limit",
+        "zh": "该文件包含超过 {limit:,} 个压缩条目，超出了上限",
+    },
+    "zip_bomb": {
+        "en": "this file would unpack to {unpacked_mb:,.0f} MB, over the limit of {limit_mb:g} MB (it may be a zip bomb)",
+        "zh": "该文件解压后将达到 {unpacked_mb:,.0f} MB，超过了 {limit_mb:g} MB 的上限（可能是压缩炸弹）",
+    },
+    "xml_declarations": {
+        "en": "this file contains XML declarations (DOCTYPE/ENTITY) that Word and PowerPoint never write; "
+        "it was rejected as unsafe",
+        "zh": "该文件含有 Word 和 PowerPoint 从不写入的 XML 声明（DOCTYPE/ENTITY），出于安全考虑已被拒绝",
+    },
+    "file_damaged": {
+        "en": "the file is damaged or not in the format its name says, and could not be read ({detail})",
+        "zh": "文件已损坏，或者其格式与文件名不符，无法读取（{detail}）",
+    },
+    # Text files (text.py); the warnings say how the encoding was guessed.
+    "not_text": {
+        "en": "this does not look like a text file (it holds binary data or text in an encoding we cannot read); "
+        "save it as UTF-8 text and upload it again",
+        "zh": "这看起来不是文本文件（其中含有二进制数据，或使用了无法识别的编码）；请另存为 UTF-8 文本后重新上传",
+    },
+    "no_text": {"en": "the file contains no text", "zh": "该文件不包含任何文字"},
+    "bytes_replaced": {
+        "en": "a few bytes were not valid UTF-8 and were replaced",
+        "zh": "有少量字节不是有效的 UTF-8 编码，已被替换",
+    },
+    "read_as_windows_1252": {
+        "en": "the file is not UTF-8; it was read as Windows-1252",
+        "zh": "该文件不是 UTF-8 编码，已按 Windows-1252 编码读取",
+    },
+    "read_as_guessed": {
+        "en": "the file is not UTF-8; it was read as {encoding} (check that the text looks right)",
+        "zh": "该文件不是 UTF-8 编码，已按 {encoding} 编码读取（请检查文字显示是否正确）",
+    },
+    "text_truncated": {
+        "en": "the text was cut at {limit:,} characters; the rest of the file was not read",
+        "zh": "文字在第 {limit:,} 个字符处被截断，文件的其余部分没有读取",
+    },
+    # PDF (pdf.py).
+    "pdf_damaged": {
+        "en": "this PDF is damaged or incomplete (it may have been cut off while downloading); "
+        "open it on your computer, save a new copy and upload that",
+        "zh": "该 PDF 已损坏或不完整（可能下载时被中断）；请在电脑上打开它，另存一份新副本后上传",
+    },
+    "pdf_encryption_unsupported": {
+        "en": "this PDF is encrypted with a method we cannot open; save an unprotected copy and upload that",
+        "zh": "该 PDF 使用了无法打开的加密方式；请另存一份未加密的副本后上传",
+    },
+    "pdf_locked": {
+        "en": "this PDF is password-protected; remove the password and upload it again",
+        "zh": "该 PDF 设有密码保护；请取消密码后重新上传",
+    },
+    "pdf_too_many_pages": {
+        "en": "this PDF has {pages:,} pages, over the limit of {limit:,}",
+        "zh": "该 PDF 共有 {pages:,} 页，超过了 {limit:,} 页的上限",
+    },
+    "pdf_no_pages": {"en": "this PDF has no pages", "zh": "该 PDF 没有任何页面"},
+    "pdf_pages_unreadable": {
+        "en": "none of the pages of this PDF could be read; it may be damaged",
+        "zh": "该 PDF 的所有页面都无法读取，文件可能已经损坏",
+    },
+    "pdf_no_text": {
+        "en": "no text could be found in this PDF; it looks like a scanned (image-only) document, "
+        "and OCR is not supported; upload a PDF with selectable text",
+        "zh": "在该 PDF 中找不到任何文字；它看起来是扫描件（只有图片），而本系统不支持 OCR 文字识别；请上传文字可以选中的 PDF",
+    },
+    "page_no_text": {"en": "page {number} has no text layer (scanned?)", "zh": "第 {number} 页没有文字层（是扫描件吗？）"},
+    "pages_no_text": {"en": "pages {numbers} have no text layer (scanned?)", "zh": "第 {numbers} 页没有文字层（是扫描件吗？）"},
+    "page_unreadable": {"en": "page {number} could not be read (damaged?)", "zh": "第 {number} 页无法读取（可能已损坏？）"},
+    "pages_unreadable": {"en": "pages {numbers} could not be read (damaged?)", "zh": "第 {numbers} 页无法读取（可能已损坏？）"},
+    # Word and PowerPoint (office.py).
+    "docx_no_text": {"en": "this Word document contains no text", "zh": "该 Word 文档不包含任何文字"},
+    "pptx_too_many_slides": {
+        "en": "this presentation has {slides:,} slides, over the limit of {limit:,}",
+        "zh": "该演示文稿共有 {slides:,} 张幻灯片，超过了 {limit:,} 张的上限",
+    },
+    "pptx_no_slides": {"en": "this presentation has no slides", "zh": "该演示文稿没有任何幻灯片"},
+    "pptx_no_text": {
+        "en": "this presentation contains no text (its slides may be images only)",
+        "zh": "该演示文稿不包含任何文字（幻灯片可能只有图片）",
+    },
+    "slide_no_text": {"en": "slide {number} has no text (images only?)", "zh": "第 {number} 张幻灯片没有文字（只有图片吗？）"},
+    "slides_no_text": {"en": "slides {numbers} have no text (images only?)", "zh": "第 {numbers} 张幻灯片没有文字（只有图片吗？）"},
+    # Jupyter notebooks (notebook.py).
+    "notebook_bad_json": {
+        "en": "this notebook is not valid JSON (it may be damaged or incomplete); open it in Jupyter and save it again",
+        "zh": "该笔记本不是有效的 JSON（可能已损坏或不完整）；请在 Jupyter 中打开并重新保存",
+    },
+    "notebook_no_cells": {
+        "en": "this file is not a Jupyter notebook (it has no list of cells)",
+        "zh": "该文件不是 Jupyter 笔记本（其中没有单元格列表）",
+    },
+    "notebook_no_text": {"en": "this notebook has no text in any cell", "zh": "该笔记本的所有单元格中都没有文字"},
+    "cell_output_cut": {
+        "en": "cell {number} had a long output, which was cut",
+        "zh": "第 {number} 个单元格的输出过长，已被截断",
+    },
+    "cells_output_cut": {
+        "en": "cells {numbers} had long outputs, which were cut",
+        "zh": "第 {numbers} 个单元格的输出过长，已被截断",
+    },
     # -- course stores (courserag/stores) -----------------------------------------------
     "store_unavailable": {"en": "{detail}", "zh": "{detail}"},
     "course_folder_missing": {

@@ -12,10 +12,8 @@ from typing import Literal
 
 from courserag.messages import Notice, render, unit_word
 from courserag.packing import ContextItem, citation_dict
+from courserag.parsers import UNIT_OF_DOC_TYPE  # the unit a file is read in, by document type
 from courserag.stores.base import StoreHealth
-
-# The unit a file is read in, by document type ("3 pages read", "40 lines read").
-UNIT_OF_DOC_TYPE = {"pdf": "page", "pptx": "slide", "ipynb": "cell", "docx": "paragraph", "md": "line", "txt": "line", "py": "line"}
 
 
 @dataclass(frozen=True)

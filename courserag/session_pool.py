@@ -33,6 +33,7 @@ class UploadedFile:
     units: int
     size_bytes: int
     warnings: tuple[Notice, ...] = ()
+    unit: str = ""  # what `units` counts ("page", "slide", "line"…)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""courserag.parsing against a hostile corpus: every bad file fails with the right error class.
+"""courserag.parsers against a hostile corpus: every bad file fails with the right error class.
 
 Each case is a real file generated into tmp_path. For each one we check the exact
 IngestError subclass, that the message starts with the file's display name and reads as a
@@ -31,7 +31,7 @@ from courserag.errors import (
     IngestError,
     UnsupportedFileError,
 )
-from courserag.parsing import SUPPORTED_EXTENSIONS, parse_bytes, parse_file, safe_display_name
+from courserag.parsers import SUPPORTED_EXTENSIONS, parse_bytes, parse_file, safe_display_name
 from courserag.settings import Limits
 from tests import fixtures_gen as gen
 
@@ -295,7 +295,7 @@ def test_notebook_with_huge_outputs_parses_with_truncation(sandbox):
     assert [s.locator for s in doc.sections] == ["cell 1", "cell 2", "cell 3"]
     assert all(len(s.text) < 5000 for s in doc.sections)
     assert "iVBOR" not in doc.sections[1].text
-    assert doc.warnings == ["cells 1, 3 had long outputs, which were cut"]
+    assert [str(w) for w in doc.warnings] == ["cells 1, 3 had long outputs, which were cut"]
 
 
 @pytest.mark.parametrize("extension", [".txt", ".md", ".py"])

@@ -1,9 +1,12 @@
 """The whole engine on the sample courses: real parsers, real embeddings, real indexes."""
 
+from dataclasses import replace
+
 import pytest
 
 from courserag.engine import RagEngine
 from courserag.errors import CourseRagError, UnknownCourseError
+from courserag.settings import Limits
 from courserag.answering import ChatAnswerer
 from tests.llm_server import start_fake_llm
 
@@ -121,6 +124,25 @@ def test_scope(engine, notes, scope, origins):
     engine.add_upload("s1", notes)
     answer = engine.ask("csc3100", "study group room and late policy", session_id="s1", scope=scope)
     assert {c["origin"] for c in answer.citations} <= origins
+
+
+def test_a_markdown_upload_is_counted_in_lines(engine, tmp_path):
+    five_lines = tmp_path / "five.md"
+    five_lines.write_text("# Heaps\n\nA heap is a complete binary tree.\n\nIts root holds the minimum.\n", encoding="utf-8")
+    result = engine.add_upload("s1", five_lines)
+    assert result.ok and (result.unit, result.units) == ("line", 5)
+    assert "5 lines read" in result.say("en") and "读取 5 行" in result.say("zh")
+    assert [(f.unit, f.units) for f in engine.uploads("s1")] == [("line", 5)]
+    assert engine.add_upload("s1", five_lines).unit == "line"  # the duplicate says so too
+
+
+def test_an_oversized_upload_is_refused_with_the_one_size_message(engine, tmp_path, monkeypatch):
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"lecture notes\n" * 200)
+    monkeypatch.setattr(engine, "settings", replace(engine.settings, limits=Limits(max_file_mb=0.001)))
+    result = engine.add_upload("s1", big)
+    assert not result.ok and result.error == "big.txt: the file is 3 KB, over the upload limit of 0.001 MB"
+    assert engine.uploads("s1") == []
 
 
 def test_bad_upload_keeps_session_working(engine, notes, tmp_path):

@@ -1,4 +1,4 @@
-"""courserag.parsing on good files: every format, its locators, its text, its encodings.
+"""courserag.parsers on good files: every format, its locators, its text, its encodings.
 
 Every input is a real file generated at test time by fixtures_gen (fpdf2, python-docx,
 python-pptx, json), parsed through the public API only.
@@ -12,7 +12,7 @@ import re
 from tests import fixtures_gen as gen
 import pytest
 
-from courserag.parsing import SUPPORTED_EXTENSIONS, ParsedDocument, parse_bytes, parse_file
+from courserag.parsers import SUPPORTED_EXTENSIONS, ParsedDocument, parse_bytes, parse_file
 from courserag.settings import Limits
 
 
@@ -55,7 +55,7 @@ def test_pdf_pages_without_text_are_skipped_and_listed_in_a_warning():
 
     assert locators(doc) == ["page 1", "page 3", "page 6"]
     assert doc.units == 6
-    assert doc.warnings == ["pages 2, 4-5 have no text layer (scanned?)"]
+    assert [str(w) for w in doc.warnings] == ["pages 2, 4-5 have no text layer (scanned?)"]
 
 
 @pytest.mark.skipif(not gen.CJK_FONT.exists(), reason="no CJK font at " + str(gen.CJK_FONT))
@@ -78,7 +78,7 @@ def test_pdf_text_over_the_budget_is_cut_with_a_warning():
     assert sum(len(s.text) for s in doc.sections) == 80
     assert locators(doc) == ["page 1", "page 2"]
     assert doc.units == 2
-    assert doc.warnings == ["the text was cut at 80 characters; the rest of the file was not read"]
+    assert [str(w) for w in doc.warnings] == ["the text was cut at 80 characters; the rest of the file was not read"]
 
 
 # --------------------------------------------------------------------------- DOCX
@@ -162,7 +162,7 @@ def test_pptx_has_one_section_per_slide_with_title_body_table_and_notes():
     assert first.text == "Hash tables\nSeparate chaining\nOpen addressing\nNotes: Mention the load factor."
     assert third.heading == "Costs"
     assert third.text == "Costs\nExpected O(1)\nop | avg\nfind | O(1)"
-    assert doc.warnings == ["slide 2 has no text (images only?)"]
+    assert [str(w) for w in doc.warnings] == ["slide 2 has no text (images only?)"]
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -259,7 +259,7 @@ def test_notebook_cells_with_outputs_headings_and_truncation():
     assert sections["cell 6"].text == "1/0\n\nOutput:\nZeroDivisionError: division by zero"
     assert len(sections["cell 7"].text) < 2200
     assert sections["cell 7"].text.endswith("… [output truncated]")
-    assert doc.warnings == ["cell 7 had a long output, which was cut"]
+    assert [str(w) for w in doc.warnings] == ["cell 7 had a long output, which was cut"]
 
 
 # --------------------------------------------------------------------------- PY and TXT
@@ -352,7 +352,7 @@ def test_windows_1252_text_is_read_with_a_warning():
     doc = parse_bytes(text.encode("cp1252"), "western.txt")
 
     assert doc.sections[0].text == text.strip()
-    assert doc.warnings == ["the file is not UTF-8; it was read as Windows-1252"]
+    assert [str(w) for w in doc.warnings] == ["the file is not UTF-8; it was read as Windows-1252"]
 
 
 def test_crlf_newlines_and_ansi_colours_are_cleaned():
@@ -376,7 +376,7 @@ def test_text_over_the_budget_is_cut_with_a_warning():
     doc = parse_bytes(("word " * 1000).encode(), "big.txt", Limits(max_text_chars=100))
 
     assert sum(len(s.text) for s in doc.sections) <= 100
-    assert doc.warnings == ["the text was cut at 100 characters; the rest of the file was not read"]
+    assert [str(w) for w in doc.warnings] == ["the text was cut at 100 characters; the rest of the file was not read"]
 
 
 def test_notebook_json_lines_and_whitespace_do_not_matter():
@@ -397,6 +397,6 @@ def test_notebook_json_lines_and_whitespace_do_not_matter():
     ],
 )
 def test_pdf_cjk_line_joining(text, expected):
-    from courserag.parsing import _join_cjk_lines
+    from courserag.parsers.pdf import _join_cjk_lines
 
     assert _join_cjk_lines(text) == expected

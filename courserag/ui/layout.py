@@ -11,7 +11,7 @@ from typing import Any
 
 import gradio as gr
 
-from courserag.parsing import SUPPORTED_EXTENSIONS
+from courserag.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.labels import Labels
 from courserag.ui.study import MAX_EXAMPLES, StudyApp
 from courserag.ui.texts import t

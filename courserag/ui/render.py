@@ -96,11 +96,6 @@ def format_answer(answer: Answer, lang: str, docs_by_course: dict[str, Path]) ->
     return "\n\n".join(parts)
 
 
-def unit_name(doc_type: str, lang: str, count: int = 2) -> str:
-    """'pages', 'slides', '行'…: what a file of this type is counted in."""
-    return unit_word(UNIT_OF_DOC_TYPE.get(doc_type, "section"), count, lang)
-
-
 def upload_line(result: UploadResult, lang: str) -> tuple[str, str]:
     """One line of the upload log for an UploadResult, in the UI language."""
     return ("ok" if result.ok else "fail"), result.say(lang)
@@ -122,7 +117,8 @@ def render_notes(files: Sequence[UploadedFile], lang: str) -> str:
     head = "<tr>" + "".join(f"<th>{html.escape(t(lang, key))}</th>" for key in ("notes_col_file", "notes_col_read", "notes_col_passages")) + "</tr>"
     rows = "".join(
         f"<tr><td>{html.escape(f.name)}</td>"
-        f"<td>{f.units} {html.escape(unit_name(f.doc_type, lang, f.units))}</td><td>{f.chunks}</td></tr>"
+        f"<td>{f.units} {html.escape(unit_word(f.unit or UNIT_OF_DOC_TYPE.get(f.doc_type, 'section'), f.units, lang))}</td>"
+        f"<td>{f.chunks}</td></tr>"
         for f in files
     )
     return f'<table class="cr-notes">{head}{rows}</table>'
