@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from courserag.errors import StoreUnavailableError
 from courserag.stores.weaviate.client import deadline_passed, short
+from courserag.stores.weaviate.schema import WeaviateObject
 
 logger = logging.getLogger(__name__)
 
@@ -30,15 +31,6 @@ RETRY_PAUSES = (0.5, 1.5)
 # wrong": timeouts, an unreachable or restarting shard, a read-only or overloaded node.
 TRANSIENT_WORDS = ("timeout", "timed out", "deadline", "unavailable", "temporarily", "connection", "reset",
                    "not ready", "read-only", "readonly", "429", "502", "503", "504", "too many")
-
-
-@dataclass(frozen=True)
-class WeaviateObject:
-    """One object to write: its UUID, its properties and its vector."""
-
-    uuid: str
-    properties: dict[str, str]
-    vector: list[float]
 
 
 def is_transient_batch_error(message: str) -> bool:

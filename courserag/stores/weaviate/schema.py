@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
 
 from courserag.records import Chunk
 from courserag.textnorm import word_tokens
@@ -76,6 +79,25 @@ def collection_schema(name: str) -> dict:
 
 
 # -- Chunk <-> object --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeaviateObject:
+    """One object to write: its UUID, its properties and its vector."""
+
+    uuid: str
+    properties: dict[str, str]
+    vector: list[float]
+
+
+def file_objects(course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[WeaviateObject]:
+    """The objects of one file's chunks (`vectors`: one row per chunk)."""
+    objects = []
+    for chunk, vector in zip(chunks, vectors):
+        uuid = object_uuid(course_id, chunk)
+        properties = object_properties(course_id, source, file_hash, chunk, uuid)
+        objects.append(WeaviateObject(uuid, properties, np.asarray(vector, dtype=np.float32).tolist()))
+    return objects
 
 
 def object_uuid(course_id: str, chunk: Chunk) -> str:

@@ -18,18 +18,18 @@ import numpy as np
 from courserag.errors import StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
-from courserag.stores.weaviate.batch import WeaviateObject, WriteContext, insert_in_groups, send_batch
+from courserag.stores.weaviate.batch import WriteContext, insert_in_groups, send_batch
 from courserag.stores.weaviate.client import WeaviateConnection, mask
 from courserag.stores.weaviate.config import WeaviateConfig
 from courserag.stores.weaviate.endpoint import parse_endpoint
 from courserag.stores.weaviate.schema import (
     RETURN_PROPERTIES,
+    WeaviateObject,
     chunk_from,
     course_filter,
     ensure_collection,
     file_filter,
-    object_properties,
-    object_uuid,
+    file_objects,
 )
 
 logger = logging.getLogger(__name__)
@@ -277,7 +277,7 @@ class WeaviateCourseStore:
         if len(chunks) == 0:
             self.delete_file(course_id, source)
             return
-        objects = _objects(course_id, source, file_hash, chunks, self._checked_vectors(source, chunks, vectors))
+        objects = file_objects(course_id, source, file_hash, chunks, self._checked_vectors(source, chunks, vectors))
         new_ids = {obj.uuid for obj in objects}
         with self._write_lock:
             with self._indexing(course_id, source):
@@ -400,11 +400,3 @@ class WeaviateCourseStore:
         except Exception as exc:  # noqa: BLE001 - health must not raise
             return StoreHealth(self.name, False, mask(str(exc)) or type(exc).__name__)
 
-
-def _objects(course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], matrix: np.ndarray) -> list[WeaviateObject]:
-    """The objects of one file's chunks, in the layout of schema.object_properties."""
-    objects = []
-    for chunk, vector in zip(chunks, matrix):
-        uuid = object_uuid(course_id, chunk)
-        objects.append(WeaviateObject(uuid, object_properties(course_id, source, file_hash, chunk, uuid), vector.tolist()))
-    return objects
