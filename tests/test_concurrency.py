@@ -112,13 +112,13 @@ def local_engine(data_dir: Path, embedder, **settings) -> RagEngine:
 def build_weaviate_courses(server, data_dir: Path, embedder, course_ids: Sequence[str] | None = None, timeout_s: float = 5.0):
     """Both sample courses (or `course_ids`) built into the fake Weaviate by the real builder.
     Returns (settings, store); close the store when done."""
-    from courserag.stores.weaviate_store import WeaviateCourseStore
+    from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore
 
     settings = Settings(
         data_dir=Path(data_dir), weaviate_url=server.url, weaviate_grpc_url=server.grpc_url,
         weaviate_timeout_s=timeout_s,
     )
-    store = WeaviateCourseStore(settings, embedder.dim)
+    store = WeaviateCourseStore(WeaviateConfig.from_settings(settings), embedder.dim)
     directory = load_course_directory(SAMPLE_DIRECTORY)
     for course in directory.courses:
         if course_ids is not None and course.id not in course_ids:

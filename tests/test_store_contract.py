@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from courserag.records import Chunk
-from courserag.settings import Settings
 from courserag.stores.base import CourseStore, FileRecord, StoreHealth
 from courserag.textnorm import word_tokens
 from tests.weaviate_server import start_server
@@ -37,14 +36,14 @@ def backend(request, tmp_path, monkeypatch):
         root = tmp_path / "index"
         yield Backend(LocalCourseStore(root, DIM), lambda: LocalCourseStore(root, DIM))
         return
-    from courserag.stores.weaviate_store import WeaviateCourseStore
+    from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore
 
     server = start_server(autoschema=False)
-    settings = Settings(weaviate_url=server.url, weaviate_grpc_url=server.grpc_url, weaviate_timeout_s=2.0)
+    config = WeaviateConfig(url=server.url, grpc_url=server.grpc_url, timeout_s=2.0)
     opened: list[WeaviateCourseStore] = []
 
     def open_store() -> WeaviateCourseStore:
-        opened.append(WeaviateCourseStore(settings, DIM))
+        opened.append(WeaviateCourseStore(config, DIM))
         return opened[-1]
 
     try:

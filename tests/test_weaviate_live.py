@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from courserag.records import Chunk
-from courserag.settings import Settings
 
 # Read at import time: the autouse fixture in conftest.py clears these for every other test.
 LIVE_URL = os.environ.get("WEAVIATE_URL")
@@ -26,19 +25,18 @@ pytestmark = [
 
 @pytest.fixture
 def live_store(monkeypatch):
-    from courserag.stores.weaviate_store import WeaviateCourseStore
+    from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore
 
     if LIVE_KEY:
         monkeypatch.setenv("WEAVIATE_API_KEY", LIVE_KEY)
     collection = f"CourseChunksTest{uuid.uuid4().hex[:8]}"
-    settings = Settings(weaviate_url=LIVE_URL, weaviate_grpc_url=LIVE_GRPC, weaviate_collection=collection, weaviate_timeout_s=20)
-    store = WeaviateCourseStore(settings, 384)
+    config = WeaviateConfig(url=LIVE_URL, grpc_url=LIVE_GRPC, collection=collection, timeout_s=20)
+    store = WeaviateCourseStore(config, 384)
     yield store
     try:
         store.delete_course("live-a")
         store.delete_course("live-b")
-        client = store._ensure_client()
-        client.collections.delete(collection)
+        store._conn.run("drop the test collection", lambda client: client.collections.delete(collection), 60)
     finally:
         store.close()
 

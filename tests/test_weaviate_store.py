@@ -1,5 +1,6 @@
-"""WeaviateCourseStore over the wire: the real weaviate-client (and LlamaIndex) against the
-fake Weaviate server in tests/weaviate_server (REST + gRPC on 127.0.0.1).
+"""WeaviateCourseStore over the wire: the real weaviate-client against the fake Weaviate
+server in tests/weaviate_server (REST + gRPC on 127.0.0.1); LlamaIndex (a dev dependency)
+checks that what we write is still the layout it writes and reads.
 
 Vectors are random unit vectors (fixed seeds, dim 384): no embedding model is needed.
 """
@@ -20,8 +21,9 @@ from courserag.lexical import BM25Index
 from courserag.records import Chunk
 from courserag.settings import Settings
 from courserag.stores.base import CourseStore, FileRecord
-from courserag.stores import weaviate_store
-from courserag.stores.weaviate_store import WeaviateCourseStore, collection_schema, parse_endpoint
+from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore, collection_schema, parse_endpoint
+from courserag.stores.weaviate import batch as weaviate_batch
+from courserag.stores.weaviate import store as weaviate_store
 from courserag.textnorm import word_tokens
 from tests.app_helpers import free_port
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: F401
@@ -63,15 +65,15 @@ def server(weaviate_server_factory):  # noqa: F811 - pytest fixture injection
     return weaviate_server_factory(autoschema=False)
 
 
-def settings_for(server, **overrides) -> Settings:
-    values = dict(weaviate_url=server.url, weaviate_grpc_url=server.grpc_url, weaviate_timeout_s=2.0)
+def config_for(server, **overrides) -> WeaviateConfig:
+    values = dict(url=server.url, grpc_url=server.grpc_url, timeout_s=2.0)
     values.update(overrides)
-    return Settings(**values)
+    return WeaviateConfig(**values)
 
 
 @pytest.fixture
 def store(server):
-    s = WeaviateCourseStore(settings_for(server), embedder_dim=DIM)
+    s = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     yield s
     s.close()
 
@@ -87,7 +89,7 @@ def raw_client(server):
 
 def test_implements_the_protocol_and_connects_lazily(weaviate_server):  # noqa: F811
     server = weaviate_server
-    store = WeaviateCourseStore(settings_for(server), embedder_dim=DIM)
+    store = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     assert isinstance(store, CourseStore)
     assert store.name == "weaviate"
     assert server.db.request_log == []  # nothing until first use
@@ -98,7 +100,7 @@ def test_implements_the_protocol_and_connects_lazily(weaviate_server):  # noqa: 
 
 def test_requires_a_url():
     with pytest.raises(ConfigError, match="WEAVIATE_URL"):
-        WeaviateCourseStore(Settings())
+        WeaviateConfig.from_settings(Settings())
 
 
 def test_creates_the_collection_with_its_properties(store, server):
@@ -117,7 +119,7 @@ def test_creates_the_collection_with_its_properties(store, server):
     assert config.vector_index_config.distance_metric.value == "cosine"
     assert config.inverted_index_config.stopwords.preset.value == "none"
     # A second store on the same server finds the collection and does not recreate it.
-    other = WeaviateCourseStore(settings_for(server))
+    other = WeaviateCourseStore(config_for(server))
     assert other.count("csc3100") == 0
     other.close()
     assert server.db.request_log.count("REST POST /v1/schema") == 1
@@ -129,7 +131,7 @@ def test_adds_missing_properties_to_an_existing_collection(server):
         {"class": "CourseChunks", "vectorizer": "none", "properties": [{"name": "text", "dataType": ["text"]}]}
     )
     client.close()
-    store = WeaviateCourseStore(settings_for(server))
+    store = WeaviateCourseStore(config_for(server))
     store.replace_file("c1", "a.md", "h", make_chunks("c1", "a.md", TEXTS[:2]), unit_vectors(2, 1))
     names = {p["name"] for p in server.db.get_collection("CourseChunks").schema["properties"]}
     assert {p["name"] for p in collection_schema("CourseChunks")["properties"]} <= names
@@ -154,6 +156,7 @@ def test_llamaindex_writes_what_the_schema_declares(store, server):
 
 
 def test_llamaindex_can_query_what_the_store_wrote(store, server):
+    pytest.importorskip("llama_index.vector_stores.weaviate")
     from llama_index.core.vector_stores.types import VectorStoreQuery
     from llama_index.vector_stores.weaviate import WeaviateVectorStore
 
@@ -216,6 +219,24 @@ def test_hybrid_search_blends_both_signals(store):
     assert all(r.signals == ("hybrid",) for r in both)
 
 
+def test_search_is_separate_or_native_hybrid_as_the_config_says(store, server):
+    vectors = unit_vectors(len(TEXTS), 6)
+    chunks = make_chunks("csc3100", "a.pdf", TEXTS)
+    store.replace_file("csc3100", "a.pdf", "hash-1", chunks, vectors)
+    tokens = word_tokens("hash tables")
+    separate = store.search("csc3100", vectors[0], tokens, 3)
+    assert separate.store == "weaviate" and separate.vector[0].chunk.id == chunks[0].id
+    assert separate.lexical[0].chunk.id == chunks[2].id and separate.lexical[0].signals == ("lexical",)
+    hybrid_store = WeaviateCourseStore(config_for(server, search="hybrid", hybrid_alpha=0.0), embedder_dim=DIM)
+    try:
+        hybrid = hybrid_store.search("csc3100", vectors[0], tokens, 3)
+    finally:
+        hybrid_store.close()
+    # Native hybrid: one fused list, its score as the lexical signal.
+    assert hybrid.vector == [] and hybrid.lexical[0].chunk.id == chunks[2].id
+    assert all(h.signals == ("hybrid",) and h.lexical == h.score for h in hybrid.lexical)
+
+
 def test_a_search_never_returns_another_courses_chunks(store):
     # Same texts, same vectors, two courses: only the course_id filter tells them apart.
     vectors = unit_vectors(len(TEXTS), 7)
@@ -274,7 +295,7 @@ def test_delete_file_and_delete_course(weaviate_server_factory, monkeypatch):  #
     # listing a file's chunks pages (offset + limit must stay under it, as on Weaviate).
     server = weaviate_server_factory(autoschema=False, query_maximum_results=12)
     monkeypatch.setattr(weaviate_store, "PAGE", 4)
-    store = WeaviateCourseStore(settings_for(server), embedder_dim=DIM)
+    store = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     many = [f"chunk number {i}" for i in range(10)]
     for course, source, seed in (("csc3100", "a.pdf", 15), ("csc3100", "b.pdf", 16), ("csc3100", "c.pdf", 17), ("mat2040", "a.pdf", 18)):
         store.replace_file(course, source, "h", make_chunks(course, source, many), unit_vectors(10, seed))
@@ -298,7 +319,7 @@ def test_rejected_chunks_raise_naming_the_file_and_keep_the_old_version(store, s
 
 
 def test_transient_batch_errors_are_retried(store, server, monkeypatch):
-    monkeypatch.setattr(weaviate_store, "RETRY_PAUSES", (0.01, 0.01))
+    monkeypatch.setattr(weaviate_batch, "RETRY_PAUSES", (0.01, 0.01))
     server.db.inject_batch_errors("connection reset by peer", "shard not ready: temporarily unavailable")
     store.replace_file("csc3100", "a.pdf", "h", make_chunks("csc3100", "a.pdf", TEXTS), unit_vectors(6, 20))
     assert store.count("csc3100") == len(TEXTS)
@@ -352,7 +373,7 @@ def test_a_slow_server_times_out(store, server):
 
 def test_a_closed_port_raises_naming_the_url():
     url = f"http://127.0.0.1:{free_port()}"
-    store = WeaviateCourseStore(Settings(weaviate_url=url, weaviate_timeout_s=2.0))
+    store = WeaviateCourseStore(WeaviateConfig(url=url, timeout_s=2.0))
     start = time.monotonic()
     with pytest.raises(StoreUnavailableError) as info:
         store.files("csc3100")
@@ -363,7 +384,7 @@ def test_a_closed_port_raises_naming_the_url():
 
 
 def test_a_wrong_grpc_port_raises_naming_the_url(server):
-    store = WeaviateCourseStore(settings_for(server, weaviate_grpc_url=f"127.0.0.1:{free_port()}"))
+    store = WeaviateCourseStore(config_for(server, grpc_url=f"127.0.0.1:{free_port()}"))
     start = time.monotonic()
     with pytest.raises(StoreUnavailableError, match=server.url):
         store.count("csc3100")
@@ -374,7 +395,7 @@ def test_a_wrong_grpc_port_raises_naming_the_url(server):
 def test_the_right_api_key_works(weaviate_server_factory, monkeypatch):  # noqa: F811
     server = weaviate_server_factory(api_key="right-key-123", autoschema=False)
     monkeypatch.setenv(KEY_VAR, "right-key-123")
-    store = WeaviateCourseStore(settings_for(server), embedder_dim=DIM)
+    store = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     store.replace_file("csc3100", "a.pdf", "h", make_chunks("csc3100", "a.pdf", TEXTS[:2]), unit_vectors(2, 22))
     assert store.count("csc3100") == 2 and store.health().ok
     store.close()
@@ -388,7 +409,7 @@ def test_a_wrong_or_missing_api_key_is_a_clear_error_that_never_shows_the_key(
     server = weaviate_server_factory(api_key="right-key-123")
     if given:
         monkeypatch.setenv(KEY_VAR, given)
-    store = WeaviateCourseStore(settings_for(server), embedder_dim=DIM)
+    store = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     with pytest.raises(StoreUnavailableError) as info:
         store.count("csc3100")
     message = str(info.value)
@@ -404,7 +425,7 @@ def test_a_wrong_or_missing_api_key_is_a_clear_error_that_never_shows_the_key(
 def test_the_key_is_masked_even_if_the_server_echoes_it(weaviate_server_factory, monkeypatch):  # noqa: F811
     server = weaviate_server_factory()
     monkeypatch.setenv(KEY_VAR, "echoed-key-777")
-    store = WeaviateCourseStore(settings_for(server))
+    store = WeaviateCourseStore(config_for(server))
     store.count("c")
     server.db.inject_batch_errors("backend said: bad token echoed-key-777")
     with pytest.raises(StoreUnavailableError) as info:
@@ -448,7 +469,7 @@ def test_weaviate_cloud_urls_use_the_cloud_helper(monkeypatch):
     monkeypatch.setattr(weaviate, "connect_to_weaviate_cloud", fake_cloud)
     monkeypatch.setenv(KEY_VAR, "cloud-key-999")
     url = "https://abc123.c0.europe-west3.gcp.weaviate.cloud"
-    store = WeaviateCourseStore(Settings(weaviate_url=url, weaviate_timeout_s=3.0))
+    store = WeaviateCourseStore(WeaviateConfig(url=url, timeout_s=3.0))
     with pytest.raises(StoreUnavailableError) as info:
         store.count("csc3100")
     assert calls["cluster_url"] == "abc123.c0.europe-west3.gcp.weaviate.cloud" and calls["key"] == "cloud-key-999"

@@ -25,9 +25,9 @@ def build_store(settings: Settings, dim: int) -> CourseStore:
     local = LocalCourseStore(local_store_path(settings), dim)
     if not settings.weaviate_url:
         return local
-    from courserag.stores.weaviate_store import WeaviateCourseStore
+    from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore
 
-    weaviate = WeaviateCourseStore(settings, dim)
+    weaviate = WeaviateCourseStore(WeaviateConfig.from_settings(settings), dim)
     if local_store_path(settings).exists():
         return FallbackCourseStore(weaviate, local)
     return weaviate
