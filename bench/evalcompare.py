@@ -1,4 +1,4 @@
-"""Do the embedding backends change retrieval quality? `courserag.evaluate`, once per backend.
+"""Do the embedding backends change retrieval quality? `bench.evaluation`, once per backend.
 
     python -m bench.evalcompare --set ../shared/eval/squad_v1_dev --titles 12 --limit 300
     python -m bench.evalcompare --set ../shared/eval/cmrc2018_dev --titles 80 --limit 200
@@ -23,8 +23,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 def compare(set_dir: Path, titles: int | None, limit: int | None, backends: list[str], scope: str = "course") -> dict:
     from bench.common import cache_dir
-    from courserag.embedding import get_embedder
-    from courserag.evaluate import evaluate
+    from courserag.embedders import get_embedder
+    from bench.evaluation import evaluate
     from courserag.settings import Settings
 
     settings = Settings.from_env()

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     import numpy as np
 
     from bench import data, retrieval
-    from courserag.embedding import get_embedder
+    from courserag.embedders import get_embedder
     from courserag.settings import Settings
 
     settings = Settings.from_env()

@@ -115,7 +115,7 @@ def run(plan: Plan) -> dict:
 
     from bench import build, data, embedders, memory, retrieval, upload
     from bench.common import MachineNotes
-    from courserag.embedding import get_embedder
+    from courserag.embedders import get_embedder
     from courserag.engine import RagEngine
     from courserag.settings import Settings
 

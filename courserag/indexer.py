@@ -16,7 +16,7 @@ from typing import Callable
 
 from courserag.chunking import chunk_sections, make_chunks
 from courserag.courses import Course
-from courserag.embedding import Embedder
+from courserag.embedders import Embedder
 from courserag.errors import CourseRagError
 from courserag.parsing import SUPPORTED_EXTENSIONS, parse_file
 from courserag.settings import Settings
