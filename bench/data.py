@@ -13,14 +13,13 @@ original, about what a reworded passage gets). Questions are always embedded wit
 real model at query time. Stores are cached under CACHE_DIR/stores, keyed by size and
 DATA_VERSION, so a rerun loads them instead of building them again.
 
-Files for the upload and build benchmarks are real PDF/PPTX/DOCX files generated here with
-fpdf2, python-pptx and python-docx from the same passages.
+Files for the upload and build benchmarks are real PDF/PPTX/DOCX files built by docgen
+(fpdf2, python-pptx, python-docx) from the same passages.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import random
 import re
@@ -32,6 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
+import docgen
 from bench.common import EVAL_DIR, cache_dir
 from courserag.embedders import CachingEmbedder, Embedder
 
@@ -258,83 +258,53 @@ def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
     pool.add_file(uploaded, chunks, lambda texts: np.stack([by_text[t] for t in texts]))
 
 
-# -- real files --------------------------------------------------------------------------------
-
-
-def _latin(text: str) -> str:
-    """fpdf2's core fonts are Latin-1: replace what they cannot draw."""
-    return text.encode("latin-1", "replace").decode("latin-1")
+# -- real files (built by docgen from real passages) ----------------------------------------
 
 
 def english_passages() -> list[Passage]:
     return [p for p in passages() if p.lang == "en"]
 
 
-def pdf_bytes(pages: int, seed: int = 0, chars_per_page: int = 1800) -> bytes:
+def lecture_pdf_bytes(pages: int, seed: int = 0, chars_per_page: int = 1800) -> bytes:
     """A text PDF of real passages, about chars_per_page characters on each page."""
-    from fpdf import FPDF
-
     pool = english_passages()
     rng = random.Random(seed)
-    pdf = FPDF()
-    pdf.set_compression(True)
-    pdf.set_auto_page_break(False)
+    texts = []
     for page in range(pages):
-        pdf.add_page()
-        pdf.set_font("Helvetica", "B", 13)
-        pdf.cell(0, 8, _latin(f"Lecture {seed}, page {page + 1}"), new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=9)
         body = ""
         while len(body) < chars_per_page:
             body += pool[rng.randrange(len(pool))].text + "\n\n"
-        pdf.multi_cell(0, 4.2, _latin(body[:chars_per_page]))
-    return bytes(pdf.output())
+        texts.append((f"Lecture {seed}, page {page + 1}", body[:chars_per_page]))
+    return docgen.pdf_bytes(texts, font_size=9, line_height=4.2)
 
 
-def pptx_bytes(slides: int, seed: int = 0, chars_per_slide: int = 700) -> bytes:
+def lecture_pptx_bytes(slides: int, seed: int = 0, chars_per_slide: int = 700) -> bytes:
     """A deck with a title and a body of real passage sentences on every slide."""
-    from pptx import Presentation
-    from pptx.util import Pt
-
     pool = english_passages()
     rng = random.Random(seed + 1)
-    deck = Presentation()
-    layout = deck.slide_layouts[1]
+    specs = []
     for n in range(slides):
-        slide = deck.slides.add_slide(layout)
         passage = pool[rng.randrange(len(pool))]
-        slide.shapes.title.text = f"{passage.title.replace('_', ' ')} ({n + 1})"
-        body = slide.placeholders[1].text_frame
-        sentences = re.split(r"(?<=[.!?])\s+", passage.text)
-        text = ""
-        for i, sentence in enumerate(sentences):
-            if len(text) + len(sentence) > chars_per_slide:
+        body, length = [], 0
+        for sentence in re.split(r"(?<=[.!?])\s+", passage.text):
+            if length + len(sentence) > chars_per_slide:
                 break
-            para = body.paragraphs[0] if i == 0 else body.add_paragraph()
-            para.text = sentence
-            para.font.size = Pt(12)
-            text += sentence
-    out = io.BytesIO()
-    deck.save(out)
-    return out.getvalue()
+            body.append(sentence)
+            length += len(sentence)
+        specs.append({"title": f"{passage.title.replace('_', ' ')} ({n + 1})", "body": body})
+    return docgen.pptx_bytes(specs, body_pt=12)
 
 
-def docx_bytes(sections: int, seed: int = 0) -> bytes:
+def notes_docx_bytes(sections: int, seed: int = 0) -> bytes:
     """A Word file with a heading and two real passages per section."""
-    import docx
-
     pool = english_passages()
     rng = random.Random(seed + 2)
-    document = docx.Document()
-    document.add_heading(f"Reading notes {seed}", level=1)
+    blocks: list[tuple[str, str]] = [("h1", f"Reading notes {seed}")]
     for n in range(sections):
         passage = pool[rng.randrange(len(pool))]
-        document.add_heading(f"{passage.title.replace('_', ' ')} {n + 1}", level=2)
-        document.add_paragraph(passage.text)
-        document.add_paragraph(pool[rng.randrange(len(pool))].text)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+        blocks += [("h2", f"{passage.title.replace('_', ' ')} {n + 1}"), ("p", passage.text)]
+        blocks.append(("p", pool[rng.randrange(len(pool))].text))
+    return docgen.docx_bytes(blocks)
 
 
 def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: int = 3, slides: int = 12,
@@ -343,11 +313,11 @@ def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for i in range(pdfs):
-        (folder / f"lecture{i:02d}.pdf").write_bytes(pdf_bytes(pdf_pages, seed=100 + i))
+        (folder / f"lecture{i:02d}.pdf").write_bytes(lecture_pdf_bytes(pdf_pages, seed=100 + i))
     for i in range(decks):
-        (folder / f"slides{i:02d}.pptx").write_bytes(pptx_bytes(slides, seed=200 + i))
+        (folder / f"slides{i:02d}.pptx").write_bytes(lecture_pptx_bytes(slides, seed=200 + i))
     for i in range(docs):
-        (folder / f"notes{i:02d}.docx").write_bytes(docx_bytes(doc_sections, seed=300 + i))
+        (folder / f"notes{i:02d}.docx").write_bytes(notes_docx_bytes(doc_sections, seed=300 + i))
     return folder
 
 
