@@ -3,10 +3,10 @@
 Passages and questions are real: SQuAD v1.1 dev (English Wikipedia) and CMRC 2018 dev
 (Chinese Wikipedia) from ../shared/eval (read-only). A fixed, seeded selection of
 `DISTINCT_PASSAGES` of them (3 English : 1 Chinese) is embedded once with the real model and
-cached on disk (CACHE_DIR/embeddings, one `CachingEmbedder`). Sizes beyond that (10k, 100k chunks) are reached by
-*variants*: variant v > 0 of passage p is its text with ~10% of adjacent words swapped
-(English) or its sentences rotated (Chinese), plus a suffix "(v<v>)", so every chunk text,
-chunk id and token list is distinct. Embedding 100k chunks with the real model would take
+cached on disk (CACHE_DIR/embeddings, by a `CachingEmbedder`). Sizes beyond that (10k,
+100k chunks) are reached by *variants*: variant v > 0 of passage p is its text with ~10% of
+adjacent words swapped (English) or its sentences rotated (Chinese), plus a suffix "(v<v>)",
+so every chunk text, chunk id and token list is distinct. Embedding 100k chunks with the real model would take
 over an hour on two cores, so a variant's vector is *derived*: the real vector of its
 passage plus Gaussian noise of norm PERTURBATION, renormalised (cosine ~0.96 to the
 original, about what a reworded passage gets). Questions are always embedded with the
