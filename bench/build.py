@@ -26,6 +26,7 @@ def _course(course_id: str, folder: Path):
 
 
 def build_benchmark(embedder, corpus: data.Corpus, reps: int = 5, text_files: int = 500, mixed: dict | None = None) -> dict:
+    from courserag.embedders import CachingEmbedder
     from courserag.indexer import build_course
     from courserag.settings import Settings
     from courserag.stores.local import LocalCourseStore
@@ -65,10 +66,10 @@ def build_benchmark(embedder, corpus: data.Corpus, reps: int = 5, text_files: in
         # -- 500 small text files; vectors from the cache so the first build takes seconds
         folder = data.write_text_course(work / "text", text_files)
         course = _course("text500", folder)
-        # Derived vectors (seeded, see data.CachedVectorsEmbedder): what is measured is the
-        # re-run with nothing changed, which never embeds; the baseline re-index never
-        # calls the model either.
-        cached = data.CachedVectorsEmbedder(embedder, derive=True)
+        # Derived vectors (seeded, see data.DerivedVectorsEmbedder), each computed once: what
+        # is measured is the re-run with nothing changed, which never embeds; the baseline
+        # re-index never calls the model either.
+        cached = CachingEmbedder(data.DerivedVectorsEmbedder(embedder))
         first, first_ms = timed(lambda: build_course(course, store, cached, settings))
         rebuild = []
         for _ in range(max(1, reps // 2)):

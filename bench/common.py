@@ -10,11 +10,13 @@ as absolute milliseconds beside them.
 from __future__ import annotations
 
 import gc
+import logging
 import math
 import os
 import platform
 import statistics
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -28,6 +30,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BENCH_CACHE_DIR") or PROJECT_ROOT / "data" / "bench-cache")
 
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
+
+
+def quiet() -> None:
+    """Only errors on the terminal while a benchmark prints its figures: the product's
+    logging set-up (courserag.logs) at ERROR, and no library deprecation warnings."""
+    from courserag.logs import configure_logging
+
+    warnings.filterwarnings("ignore")
+    configure_logging(logging.ERROR, logging.ERROR)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -3,26 +3,24 @@
 Passages and questions are real: SQuAD v1.1 dev (English Wikipedia) and CMRC 2018 dev
 (Chinese Wikipedia) from ../shared/eval (read-only). A fixed, seeded selection of
 `DISTINCT_PASSAGES` of them (3 English : 1 Chinese) is embedded once with the real model and
-cached on disk (CACHE_DIR/embeddings). Sizes beyond that (10k, 100k chunks) are reached by
-*variants*: variant v > 0 of passage p is its text with ~10% of adjacent words swapped
-(English) or its sentences rotated (Chinese), plus a suffix "(v<v>)", so every chunk text,
-chunk id and token list is distinct. Embedding 100k chunks with the real model would take
+cached on disk (CACHE_DIR/embeddings, by a `CachingEmbedder`). Sizes beyond that (10k,
+100k chunks) are reached by *variants*: variant v > 0 of passage p is its text with ~10% of
+adjacent words swapped (English) or its sentences rotated (Chinese), plus a suffix "(v<v>)",
+so every chunk text, chunk id and token list is distinct. Embedding 100k chunks with the real model would take
 over an hour on two cores, so a variant's vector is *derived*: the real vector of its
 passage plus Gaussian noise of norm PERTURBATION, renormalised (cosine ~0.96 to the
 original, about what a reworded passage gets). Questions are always embedded with the
 real model at query time. Stores are cached under CACHE_DIR/stores, keyed by size and
 DATA_VERSION, so a rerun loads them instead of building them again.
 
-Files for the upload and build benchmarks are real PDF/PPTX/DOCX files generated here with
-fpdf2, python-pptx and python-docx from the same passages.
+Files for the upload and build benchmarks are real PDF/PPTX/DOCX files built by docgen
+(fpdf2, python-pptx, python-docx) from the same passages.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 import random
 import re
 import shutil
@@ -33,7 +31,9 @@ from typing import Sequence
 
 import numpy as np
 
+import docgen
 from bench.common import EVAL_DIR, cache_dir
+from courserag.embedders import CachingEmbedder, Embedder
 
 DATA_VERSION = "1"
 DISTINCT_PASSAGES = 2000
@@ -129,88 +129,42 @@ def derived_matrix(base: np.ndarray, seeds: Sequence[int], perturbation: float =
     return out
 
 
-# -- embeddings cached on disk ------------------------------------------------------------
+# -- vectors --------------------------------------------------------------------------------
 
 
-class VectorCache:
-    """Vectors of texts by (embedder name, text) hash, in one .npz per embedder name."""
+class DerivedVectorsEmbedder(Embedder):
+    """For benchmarks that must not spend minutes in the model (the 500-file incremental
+    build): passages get seeded random unit vectors (seeded by their text's hash), while
+    questions and token counts go to the real embedder."""
 
-    def __init__(self, embedder, folder: Path | None = None):
-        self.embedder = embedder
-        slug = re.sub(r"[^A-Za-z0-9_.+-]+", "_", embedder.name)
-        self.path = Path(folder or cache_dir() / "embeddings") / f"{slug}.npz"
-        self._vectors: dict[str, np.ndarray] = {}
-        if self.path.exists():
-            try:
-                with np.load(self.path, allow_pickle=False) as data:
-                    self._vectors = dict(zip(data["keys"].tolist(), np.asarray(data["vectors"], dtype=np.float32)))
-            except (OSError, ValueError, KeyError):
-                self._vectors = {}
-
-    def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.embedder.name}\x1f{text}".encode("utf-8")).hexdigest()[:32]
-
-    def get(self, texts: Sequence[str], batch_size: int = 32, progress: bool = False) -> np.ndarray:
-        keys = [self._key(t) for t in texts]
-        missing = {k: t for k, t in zip(keys, texts) if k not in self._vectors}
-        if missing:
-            items = list(missing.items())
-            step = 256
-            for start in range(0, len(items), step):
-                part = items[start : start + step]
-                if progress:
-                    print(f"  embedding {start + len(part)}/{len(items)} passages (cached for later runs)", flush=True)
-                vectors = self.embedder.embed_batch([t for _, t in part], batch_size)
-                self._vectors.update(zip([k for k, _ in part], vectors))
-                self._save()
-        if not texts:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        return np.stack([self._vectors[k] for k in keys])
-
-    def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
-        with tmp.open("wb") as handle:
-            np.savez(handle, keys=np.asarray(list(self._vectors)), vectors=np.stack(list(self._vectors.values())))
-        os.replace(tmp, self.path)
-
-
-class CachedVectorsEmbedder:
-    """Wraps a real embedder for benchmarks that must not spend minutes in the model
-    (the 500-file incremental build): texts in `known` get their vectors; any other text
-    gets a seeded random unit vector (derive=True) or is embedded for real. Queries and
-    token counts always go to the real embedder."""
-
-    def __init__(self, inner, known: dict[str, np.ndarray] | None = None, derive: bool = True):
+    def __init__(self, inner: Embedder):
         self.inner = inner
-        self.name = inner.name + "+cached"
-        self.dim = inner.dim
-        self.known = dict(known or {})
-        self.derive = derive
-        self.model_calls = 0
+        self.name = inner.name + "+derived"
 
-    def embed_batch(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        unknown = [t for t in dict.fromkeys(texts) if t not in self.known]
-        if unknown and self.derive:
-            for t in unknown:
-                seed = int(hashlib.sha256(t.encode("utf-8")).hexdigest()[:12], 16)
-                v = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
-                self.known[t] = v / np.linalg.norm(v)
-        elif unknown:
-            self.model_calls += 1
-            self.known.update(zip(unknown, self.inner.embed_batch(unknown, batch_size)))
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self.known[t] for t in texts])
+    @property
+    def dim(self) -> int:  # type: ignore[override]
+        return self.inner.dim
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.inner.embed_query(text)
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        seeds = (int(hashlib.sha256(t.encode("utf-8")).hexdigest()[:12], 16) for t in texts)
+        return np.stack([np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32) for seed in seeds])
+
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        return self.inner.embed_queries(texts, batch_size)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
         return self.inner.truncate_to_tokens(text, max_tokens)
+
+
+def disk_cached(embedder: Embedder, progress: bool = False) -> CachingEmbedder:
+    """`embedder` with its vectors kept under CACHE_DIR/embeddings between runs."""
+    def say(done: int, total: int) -> None:
+        print(f"  embedded {done}/{total} new texts (cached for later runs)", flush=True)
+
+    return CachingEmbedder(embedder, cache_dir() / "embeddings", progress=say if progress else None)
 
 
 @dataclass
@@ -244,8 +198,7 @@ class Corpus:
 
 def load_corpus(embedder, progress: bool = True, limit: int = DISTINCT_PASSAGES) -> Corpus:
     chosen = passages(limit)
-    cache = VectorCache(embedder)
-    vectors = cache.get([p.text for p in chosen], progress=progress)
+    vectors = disk_cached(embedder, progress).embed_batch([p.text for p in chosen])
     return Corpus(chosen, vectors)
 
 
@@ -305,83 +258,53 @@ def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
     pool.add_file(uploaded, chunks, lambda texts: np.stack([by_text[t] for t in texts]))
 
 
-# -- real files --------------------------------------------------------------------------------
-
-
-def _latin(text: str) -> str:
-    """fpdf2's core fonts are Latin-1: replace what they cannot draw."""
-    return text.encode("latin-1", "replace").decode("latin-1")
+# -- real files (built by docgen from real passages) ----------------------------------------
 
 
 def english_passages() -> list[Passage]:
     return [p for p in passages() if p.lang == "en"]
 
 
-def pdf_bytes(pages: int, seed: int = 0, chars_per_page: int = 1800) -> bytes:
+def lecture_pdf_bytes(pages: int, seed: int = 0, chars_per_page: int = 1800) -> bytes:
     """A text PDF of real passages, about chars_per_page characters on each page."""
-    from fpdf import FPDF
-
     pool = english_passages()
     rng = random.Random(seed)
-    pdf = FPDF()
-    pdf.set_compression(True)
-    pdf.set_auto_page_break(False)
+    texts = []
     for page in range(pages):
-        pdf.add_page()
-        pdf.set_font("Helvetica", "B", 13)
-        pdf.cell(0, 8, _latin(f"Lecture {seed}, page {page + 1}"), new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=9)
         body = ""
         while len(body) < chars_per_page:
             body += pool[rng.randrange(len(pool))].text + "\n\n"
-        pdf.multi_cell(0, 4.2, _latin(body[:chars_per_page]))
-    return bytes(pdf.output())
+        texts.append((f"Lecture {seed}, page {page + 1}", body[:chars_per_page]))
+    return docgen.pdf_bytes(texts, font_size=9, line_height=4.2)
 
 
-def pptx_bytes(slides: int, seed: int = 0, chars_per_slide: int = 700) -> bytes:
+def lecture_pptx_bytes(slides: int, seed: int = 0, chars_per_slide: int = 700) -> bytes:
     """A deck with a title and a body of real passage sentences on every slide."""
-    from pptx import Presentation
-    from pptx.util import Pt
-
     pool = english_passages()
     rng = random.Random(seed + 1)
-    deck = Presentation()
-    layout = deck.slide_layouts[1]
+    specs = []
     for n in range(slides):
-        slide = deck.slides.add_slide(layout)
         passage = pool[rng.randrange(len(pool))]
-        slide.shapes.title.text = f"{passage.title.replace('_', ' ')} ({n + 1})"
-        body = slide.placeholders[1].text_frame
-        sentences = re.split(r"(?<=[.!?])\s+", passage.text)
-        text = ""
-        for i, sentence in enumerate(sentences):
-            if len(text) + len(sentence) > chars_per_slide:
+        body, length = [], 0
+        for sentence in re.split(r"(?<=[.!?])\s+", passage.text):
+            if length + len(sentence) > chars_per_slide:
                 break
-            para = body.paragraphs[0] if i == 0 else body.add_paragraph()
-            para.text = sentence
-            para.font.size = Pt(12)
-            text += sentence
-    out = io.BytesIO()
-    deck.save(out)
-    return out.getvalue()
+            body.append(sentence)
+            length += len(sentence)
+        specs.append({"title": f"{passage.title.replace('_', ' ')} ({n + 1})", "body": body})
+    return docgen.pptx_bytes(specs, body_pt=12)
 
 
-def docx_bytes(sections: int, seed: int = 0) -> bytes:
+def notes_docx_bytes(sections: int, seed: int = 0) -> bytes:
     """A Word file with a heading and two real passages per section."""
-    import docx
-
     pool = english_passages()
     rng = random.Random(seed + 2)
-    document = docx.Document()
-    document.add_heading(f"Reading notes {seed}", level=1)
+    blocks: list[tuple[str, str]] = [("h1", f"Reading notes {seed}")]
     for n in range(sections):
         passage = pool[rng.randrange(len(pool))]
-        document.add_heading(f"{passage.title.replace('_', ' ')} {n + 1}", level=2)
-        document.add_paragraph(passage.text)
-        document.add_paragraph(pool[rng.randrange(len(pool))].text)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+        blocks += [("h2", f"{passage.title.replace('_', ' ')} {n + 1}"), ("p", passage.text)]
+        blocks.append(("p", pool[rng.randrange(len(pool))].text))
+    return docgen.docx_bytes(blocks)
 
 
 def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: int = 3, slides: int = 12,
@@ -390,11 +313,11 @@ def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for i in range(pdfs):
-        (folder / f"lecture{i:02d}.pdf").write_bytes(pdf_bytes(pdf_pages, seed=100 + i))
+        (folder / f"lecture{i:02d}.pdf").write_bytes(lecture_pdf_bytes(pdf_pages, seed=100 + i))
     for i in range(decks):
-        (folder / f"slides{i:02d}.pptx").write_bytes(pptx_bytes(slides, seed=200 + i))
+        (folder / f"slides{i:02d}.pptx").write_bytes(lecture_pptx_bytes(slides, seed=200 + i))
     for i in range(docs):
-        (folder / f"notes{i:02d}.docx").write_bytes(docx_bytes(doc_sections, seed=300 + i))
+        (folder / f"notes{i:02d}.docx").write_bytes(notes_docx_bytes(doc_sections, seed=300 + i))
     return folder
 
 

@@ -73,11 +73,11 @@ def quality(embedders: dict, n_passages: int = QUALITY_PASSAGES, n_questions: in
     qs = [q for q in data.questions() if q.lang == "en" and set(q.gold) & allowed][:n_questions]
     results = {}
     for name, e in embedders.items():
-        cache = data.VectorCache(e)
+        cache = data.disk_cached(e)
         if progress:
             print(f"  quality check: {name} embeds {len(chosen)} passages (cached for later runs)", flush=True)
-        matrix = cache.get([p.text for p in chosen], progress=False)
-        qv = cache.get([q.text for q in qs], progress=False)
+        matrix = cache.embed_batch([p.text for p in chosen])
+        qv = cache.embed_queries([q.text for q in qs])
         scores = qv @ matrix.T
         top = np.argsort(-scores, axis=1)[:, :10]
         results[name] = top

@@ -1,4 +1,4 @@
-"""Do the embedding backends change retrieval quality? `courserag.evaluate`, once per backend.
+"""Do the embedding backends change retrieval quality? `bench.evaluation`, once per backend.
 
     python -m bench.evalcompare --set ../shared/eval/squad_v1_dev --titles 12 --limit 300
     python -m bench.evalcompare --set ../shared/eval/cmrc2018_dev --titles 80 --limit 200
@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def compare(set_dir: Path, titles: int | None, limit: int | None, backends: list[str], scope: str = "course") -> dict:
     from bench.common import cache_dir
-    from courserag.embedding import get_embedder
-    from courserag.evaluate import evaluate
+    from bench.evaluation import evaluate
+    from courserag.embedders import get_embedder
     from courserag.settings import Settings
 
     settings = Settings.from_env()
@@ -58,11 +57,9 @@ def main(argv=None) -> int:
     parser.add_argument("--backends", default="torch,onnx,onnx-int8")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    import logging
-    import warnings
+    from bench.common import quiet
 
-    warnings.filterwarnings("ignore")
-    logging.basicConfig(level=logging.ERROR)
+    quiet()
     result = compare(args.set, args.titles, args.limit, args.backends.split(","), args.scope)
     for backend, entry in result["backends"].items():
         product = next((m for name, m in entry["systems"].items() if name.startswith("product")), {})

@@ -20,7 +20,6 @@ import sys
 import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main(argv=None) -> int:
@@ -30,15 +29,13 @@ def main(argv=None) -> int:
     parser.add_argument("--cold", action="store_true", help="embed each question (default: vectors cached)")
     parser.add_argument("--top", type=int, default=18)
     args = parser.parse_args(argv)
-    import logging
-    import warnings
+    from bench.common import quiet
 
-    warnings.filterwarnings("ignore")
-    logging.basicConfig(level=logging.ERROR)
+    quiet()
     import numpy as np
 
     from bench import data, retrieval
-    from courserag.embedding import get_embedder
+    from courserag.embedders import get_embedder
     from courserag.settings import Settings
 
     settings = Settings.from_env()

@@ -27,9 +27,11 @@ REBUILD_SIZES = (500, 2000)
 
 
 def clear_query_cache(embedder) -> None:
-    cached = getattr(type(embedder), "_cached_query", None)
-    if cached is not None and hasattr(cached, "cache_clear"):
-        cached.cache_clear()
+    """Forget the questions the product's embedder has cached (get_embedder's CachingEmbedder),
+    so the next question pays for the model as a learner's first ask does."""
+    clear = getattr(embedder, "clear", None)
+    if callable(clear):
+        clear()
 
 
 @dataclass

@@ -15,17 +15,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import logging
 import math
 import os
 import sys
 import time
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 @dataclass
@@ -81,13 +78,6 @@ def tiny_plan() -> Plan:
     )
 
 
-def _quiet() -> None:
-    warnings.filterwarnings("ignore")
-    logging.basicConfig(level=logging.WARNING)
-    for name in ("sentence_transformers", "transformers", "jieba", "llama_index", "onnxruntime", "root"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
 _LAST = [time.perf_counter(), None]
 TIMINGS: dict[str, float] = {}
 
@@ -114,12 +104,12 @@ def run(plan: Plan) -> dict:
     import torch
 
     from bench import build, data, embedders, memory, retrieval, upload
-    from bench.common import MachineNotes
-    from courserag.embedding import get_embedder
+    from bench.common import MachineNotes, quiet
+    from courserag.embedders import get_embedder
     from courserag.engine import RagEngine
     from courserag.settings import Settings
 
-    _quiet()
+    quiet()
     TIMINGS.clear()
     _LAST[1] = None
     started = time.perf_counter()

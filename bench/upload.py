@@ -104,8 +104,8 @@ def upload_benchmark(embedders: dict, store, course_ids, pdf_pages: int = 50, sl
         f"pdf_{pdf_pages}_pages": folder / "lecture_notes.pdf",
         f"pptx_{slides}_slides": folder / "slides.pptx",
     }
-    files[f"pdf_{pdf_pages}_pages"].write_bytes(data.pdf_bytes(pdf_pages, seed=42))
-    files[f"pptx_{slides}_slides"].write_bytes(data.pptx_bytes(slides, seed=43))
+    files[f"pdf_{pdf_pages}_pages"].write_bytes(data.lecture_pdf_bytes(pdf_pages, seed=42))
+    files[f"pptx_{slides}_slides"].write_bytes(data.lecture_pptx_bytes(slides, seed=43))
     engines = {
         name: make_engine(embedder, store, course_ids, Settings(data_dir=folder / "data", embedding_batch_size=batch))
         for name, (embedder, batch) in embedders.items()

@@ -160,7 +160,7 @@ def build_main(argv: Sequence[str] | None = None) -> int:
         from tqdm import tqdm
 
         from courserag.courses import load_course_directory
-        from courserag.embedding import get_embedder
+        from courserag.embedders import get_embedder
         from courserag.indexer import build_course
         from courserag.settings import Settings
         from courserag.stores import build_store

@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Literal, Sequence
 from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
 from courserag.courses import Course, CourseDirectory, load_course_directory
-from courserag.embedding import Embedder, get_embedder
+from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from courserag.courses import Course
-from courserag.embedding import Embedder
+from courserag.embedders import Embedder
 from courserag.errors import CourseRagError
 from courserag.ingest import IngestConfig, ingest_file
 from courserag.parsers import SUPPORTED_EXTENSIONS

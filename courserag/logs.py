@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 import os
 
-# Libraries whose INFO lines (HTTP requests, weight loading, dictionary building) are noise
-# to a learner's or an instructor's terminal.
-NOISY_LIBRARIES = ("httpx", "sentence_transformers", "transformers", "jieba", "urllib3", "faiss")
+# Libraries whose INFO lines (HTTP requests, weight loading, dictionary building, batch
+# writes, model export) are noise to a learner's or an instructor's terminal.
+NOISY_LIBRARIES = (
+    "httpx", "sentence_transformers", "transformers", "jieba", "urllib3", "faiss", "llama_index", "onnxruntime",
+)
 
 
 def quiet_environment() -> None:

@@ -6,7 +6,7 @@ BM25). `merge_candidates` unions them by chunk id with both signals filled in; t
 `rerank_hybrid` (z-normalised similarity and BM25 blended with weights that follow the
 question's language, exact identifiers first, and a per-question relevance gate that turns
 "no real evidence" into a refusal) orders them. The weights and gates were measured on real
-question sets with courserag/evaluate.py; docs/EVALUATION.md has the tables.
+question sets with bench/evaluation; docs/EVALUATION.md has the tables.
 """
 
 from __future__ import annotations

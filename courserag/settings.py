@@ -59,7 +59,7 @@ class Settings:
     # Texts per model call. 8, not 32: on one thread, length-sorted batches of 4-8 chunks
     # embedded 1.4-1.7x faster than 32 (less padding, activations stay in cache; bench/).
     embedding_batch_size: int = 8
-    embedding_backend: str = "torch"  # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/onnx_embedding.py)
+    embedding_backend: str = "torch"  # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/embedders/onnx.py)
     # Intra-op threads of torch and FAISS (they share one OpenMP pool) and onnxruntime.
     # 1 by default: on a shared 2-core machine two spinning threads per request made a
     # question 3-5x slower (docs/PERFORMANCE.md); 0 = the libraries' default (one per core).
@@ -176,7 +176,7 @@ class Settings:
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
 
     def embedder_args(self) -> tuple[str, str, str, int]:
-        """Arguments of courserag.embedding.get_embedder for these settings."""
+        """Arguments of courserag.embedders.get_embedder for these settings."""
         return (self.embedding_model, self.embedding_backend, str(self.data_dir / "models"), self.cpu_threads)
 
     def describe(self) -> dict:

@@ -35,31 +35,22 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import io
 import json
-import os
 import re
 import sys
 import textwrap
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: docgen lives at the project root
+
+import docgen  # noqa: E402
 COURSES = ROOT / "courses"
 EN = COURSES / "csc3100"
 ZH = COURSES / "ds2010"
 
 FIXED_DATETIME = dt.datetime(2026, 8, 24, 9, 0, 0, tzinfo=dt.timezone.utc)
-ZIP_DATE_TIME = (2026, 8, 24, 9, 0, 0)
-
-CJK_FONT_CANDIDATES = [
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-]
 
 
 def dedent(text: str) -> str:
@@ -256,7 +247,7 @@ HASHING_PAGES = [
 # ======================================================================================
 # Content: CSC3100 Week 5 lecture notes (DOCX)
 # Element kinds: ("title", t) ("h1", t) ("h2", t) ("p", t) ("b", t) ("n", numbered item)
-#                ("table", [header_row, row, ...])
+#                ("grid", [header_row, row, ...]) (a table with a bold header row)
 # ======================================================================================
 
 TREES_DOC = [
@@ -352,7 +343,7 @@ TREES_DOC = [
           "fewer rotations per update, which makes them popular in libraries: Java's TreeMap and "
           "the typical implementation of C++ std::map are red-black trees, and the Linux kernel uses "
           "red-black trees in its CPU scheduler."),
-    ("table", [
+    ("grid", [
         ["Property", "AVL tree", "Red-black tree"],
         ["Height bound", "about 1.44 log2(n + 2)", "2 log2(n + 1)"],
         ["Rotations per insertion", "at most 1 (single or double)", "at most 2"],
@@ -391,7 +382,7 @@ TREES_DOC = [
           "B+ tree variant, in which all records live in the leaves and the leaves are linked "
           "together for fast range scans."),
     ("h1", "5. Summary"),
-    ("table", [
+    ("grid", [
         ["Structure", "Search (worst case)", "Insert (worst case)", "Typical use"],
         ["Unbalanced BST", "O(n)", "O(n)", "teaching; random inputs"],
         ["AVL tree", "O(log n)", "O(log n)", "in-memory, lookup-heavy"],
@@ -865,7 +856,7 @@ CLASSIFICATION_DOC = [
     ("p", "二分类的混淆矩阵有四个格子：TP（真正例，实际为正、预测为正）、FP（假正例，实际为负、"
           "预测为正）、FN（假负例，实际为正、预测为负）和 TN（真负例，实际为负、预测为负）。"),
     ("h2", "4.2 准确率、精确率、召回率与 F1"),
-    ("table", [
+    ("grid", [
         ["指标", "公式", "含义"],
         ["准确率（Accuracy）", "(TP + TN) / (TP + FP + FN + TN)", "预测正确的样本比例"],
         ["精确率（Precision）", "TP / (TP + FP)", "预测为正的样本中真正为正的比例"],
@@ -1165,293 +1156,48 @@ ZH_NOTICE = dedent("""
 
 
 # ======================================================================================
-# Builders
+# Builders: the layouts are docgen's (shared with the tests and the benchmarks)
 # ======================================================================================
 
+CREATOR = "scripts/make_sample_courses.py"
+
+
+def _save(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 def find_cjk_font() -> Path:
-    candidates = [os.environ.get("COURSERAG_CJK_FONT", "")] + CJK_FONT_CANDIDATES
-    for c in candidates:
-        if c and Path(c).is_file():
-            return Path(c)
-    sys.exit("No CJK font found. Install one, e.g. `apt-get install fonts-wqy-microhei`, "
-             "or set COURSERAG_CJK_FONT to a .ttf/.ttc file.")
-
-
-def _check_glyphs(font_path: Path, texts: list[str]) -> None:
-    """Fail loudly instead of producing a PDF with missing (blank) glyphs."""
-    from fontTools.ttLib import TTCollection, TTFont
-
-    if font_path.suffix.lower() == ".ttc":
-        font = TTCollection(str(font_path)).fonts[0]
-    else:
-        font = TTFont(str(font_path))
-    cmap = font.getBestCmap()
-    missing = sorted({ch for t in texts for ch in t if not ch.isspace() and ord(ch) not in cmap})
-    if missing:
-        sys.exit(f"font {font_path} lacks glyphs for: {''.join(missing)!r}")
-
-
-_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef\u201c\u201d\u2018\u2019"
-_TOKEN = re.compile(rf"\s+|[{_CJK}]|[^\s{_CJK}]+")
-_NO_LINE_START = set("，。、；：！？）》”’")
-_NO_LINE_END = set("（《“‘")
-
-
-def _wrap_mixed(pdf, text: str, width: float) -> str:
-    """Break Chinese text between any two CJK characters, but never inside a Latin word,
-    never before closing punctuation and never after opening punctuation; returns the text
-    with explicit newlines (so multi_cell does not re-wrap it)."""
-    lines: list[list[str]] = []
-    line: list[str] = []
-    for tok in _TOKEN.findall(text):
-        if pdf.get_string_width("".join(line) + tok) <= width:
-            line.append(tok)
-            continue
-        if tok.isspace():
-            lines.append(line)
-            line = []
-            continue
-        carry: list[str] = []
-        if tok in _NO_LINE_START and line:       # keep the previous token with the punctuation
-            carry.insert(0, line.pop())
-        while line and line[-1] in _NO_LINE_END:  # an opening bracket moves down as well
-            carry.insert(0, line.pop())
-        lines.append(line)
-        line = carry + [tok]
-    lines.append(line)
-    return "\n".join(t for t in ("".join(l).strip() for l in lines) if t)
+    font = docgen.find_cjk_font()
+    if font is None:
+        sys.exit("No CJK font found. Install one, e.g. `apt-get install fonts-wqy-microhei`, "
+                 "or set COURSERAG_CJK_FONT to a .ttf/.ttc file.")
+    return font
 
 
 def build_pdf(path: Path, title: str, pages, *, lang: str, author: str, cjk_font: Path | None):
-    from fpdf import FPDF
-    from fpdf.enums import XPos, YPos
-
-    pdf = FPDF(format="A4", unit="mm")
-    pdf.set_creation_date(FIXED_DATETIME)
-    pdf.set_title(title)
-    pdf.set_author(author)
-    pdf.set_lang(lang)
-    pdf.set_creator("scripts/make_sample_courses.py")
-    pdf.set_margins(20, 18, 20)
-    pdf.set_auto_page_break(False)
-
-    if cjk_font is not None:
-        pdf.add_font("cjk", "", str(cjk_font))
-        body, bold, mono = ("cjk", ""), ("cjk", ""), ("cjk", "")
-        texts = [title] + [t for page in pages for _, t in page]
-        _check_glyphs(cjk_font, texts)
-    else:
-        body, bold, mono = ("Helvetica", ""), ("Helvetica", "B"), ("Courier", "")
-        for page in pages:  # the core fonts only cover Latin-1; keep the English text ASCII
-            for _, t in page:
-                if not t.isascii():
-                    raise ValueError(f"non-ASCII text in English PDF: {t!r}")
-
-    line_h = 5.6 if cjk_font is None else 6.6
-    width = pdf.epw
-    n_pages = len(pages)
-    for number, page in enumerate(pages, start=1):
-        pdf.add_page()
-        pdf.set_font(*body, size=8)
-        pdf.set_text_color(110, 110, 110)
-        pdf.cell(width, 5, title, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        pdf.ln(3)
-        pdf.set_text_color(0, 0, 0)
-        for kind, text in page:
-            if kind == "h":
-                pdf.set_font(*bold, size=16)
-                pdf.multi_cell(width, 9, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-                pdf.ln(2)
-            elif kind == "p":
-                pdf.set_font(*body, size=10.5)
-                if cjk_font is not None:
-                    text = _wrap_mixed(pdf, text, width - 2 * pdf.c_margin - 0.5)
-                pdf.multi_cell(width, line_h, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-                pdf.ln(2)
-            elif kind == "b":
-                pdf.set_font(*body, size=10.5)
-                pdf.set_x(pdf.l_margin + 4)
-                text = "- " + text
-                if cjk_font is not None:
-                    text = _wrap_mixed(pdf, text, width - 4 - 2 * pdf.c_margin - 0.5)
-                pdf.multi_cell(width - 4, line_h, text, align="L", new_x=XPos.LMARGIN,
-                               new_y=YPos.NEXT)
-                pdf.ln(1)
-            elif kind == "code":
-                pdf.set_font(*mono, size=9.5)
-                pdf.set_fill_color(242, 242, 242)
-                pdf.set_x(pdf.l_margin + 4)
-                pdf.multi_cell(width - 4, 5, text, fill=True, align="L", new_x=XPos.LMARGIN,
-                               new_y=YPos.NEXT)
-                pdf.ln(2)
-            else:
-                raise ValueError(kind)
-        if pdf.get_y() > pdf.h - 20:
-            raise ValueError(f"{path.name}: page {number} overflows; shorten its text")
-        pdf.set_y(pdf.h - 14)
-        pdf.set_font(*body, size=8)
-        pdf.set_text_color(110, 110, 110)
-        pdf.cell(width, 5, f"Page {number} of {n_pages}", align="C")
-        pdf.set_text_color(0, 0, 0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pdf.output(str(path))
-
-
-def _normalize_zip(path: Path) -> None:
-    """Rewrite an OOXML package with fixed member timestamps so rebuilds are byte-identical."""
-    with zipfile.ZipFile(path) as zin:
-        members = [(info.filename, zin.read(info.filename)) for info in zin.infolist()]
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zout:
-        for name, data in members:
-            info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zout.writestr(info, data)
-    path.write_bytes(buf.getvalue())
-
-
-def _set_core_properties(props, title: str, author: str, language: str) -> None:
-    naive = FIXED_DATETIME.replace(tzinfo=None)
-    props.title = title
-    props.author = author
-    props.last_modified_by = author
-    props.language = language
-    props.created = naive
-    props.modified = naive
-    props.revision = 1
+    _save(path, docgen.handout_pdf_bytes(title, pages, lang=lang, author=author, creator=CREATOR,
+                                         created=FIXED_DATETIME, cjk_font=cjk_font))
 
 
 def build_docx(path: Path, elements, *, author: str, language: str, east_asian_font=None):
-    from docx import Document
-    from docx.oxml.ns import qn
-    from docx.shared import Pt
-
-    doc = Document()
-    styles = doc.styles
-    styles["Normal"].font.size = Pt(11)
-    if east_asian_font:
-        for name in ["Normal", "Title", "Heading 1", "Heading 2", "List Bullet"]:
-            rpr = styles[name].element.get_or_add_rPr()
-            rfonts = rpr.find(qn("w:rFonts"))
-            if rfonts is None:
-                rfonts = rpr.makeelement(qn("w:rFonts"), {})
-                rpr.insert(0, rfonts)
-            rfonts.set(qn("w:eastAsia"), east_asian_font)
-
     title = next(t for k, t in elements if k == "title")
-    number = 0  # numbered items carry their number in the text, so text extraction keeps it
-    for kind, value in elements:
-        number = number + 1 if kind == "n" else 0
-        if kind == "title":
-            doc.add_heading(value, level=0)
-        elif kind == "h1":
-            doc.add_heading(value, level=1)
-        elif kind == "h2":
-            doc.add_heading(value, level=2)
-        elif kind == "p":
-            doc.add_paragraph(value)
-        elif kind == "b":
-            doc.add_paragraph(value, style="List Bullet")
-        elif kind == "n":
-            para = doc.add_paragraph(f"{number}. {value}")
-            para.paragraph_format.left_indent = Pt(18)
-        elif kind == "table":
-            header, *rows = value
-            table = doc.add_table(rows=1, cols=len(header))
-            table.style = "Table Grid"
-            for cell, text in zip(table.rows[0].cells, header):
-                cell.text = text
-                for run in cell.paragraphs[0].runs:
-                    run.bold = True
-            for row in rows:
-                cells = table.add_row().cells
-                for cell, text in zip(cells, row):
-                    cell.text = text
-            doc.add_paragraph()
-        else:
-            raise ValueError(kind)
-    _set_core_properties(doc.core_properties, title, author, language)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    doc.save(str(path))
-    _normalize_zip(path)
+    meta = docgen.DocMeta(title, author, language, FIXED_DATETIME)
+    _save(path, docgen.docx_bytes(elements, meta, east_asian_font, normal_pt=11))
 
 
 def build_pptx(path: Path, title_slide, slides, *, author: str, language: str):
-    from pptx import Presentation
-    from pptx.util import Inches, Pt
-
-    prs = Presentation()
-    prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)  # 16:9
-
-    first = prs.slides.add_slide(prs.slide_layouts[0])
-    first.shapes.title.text = title_slide[0]
-    first.placeholders[1].text = title_slide[1]
-    for shape in first.placeholders:
-        shape.left, shape.width = Inches(0.8), Inches(11.7)
-
-    for heading, bullets, notes in slides:
-        slide = prs.slides.add_slide(prs.slide_layouts[1])
-        title_shape, body = slide.shapes.title, slide.placeholders[1]
-        title_shape.text = heading
-        title_shape.left, title_shape.top = Inches(0.6), Inches(0.3)
-        title_shape.width, title_shape.height = Inches(12.1), Inches(1.1)
-        title_shape.text_frame.paragraphs[0].runs[0].font.size = Pt(34)
-        body.left, body.top = Inches(0.6), Inches(1.5)
-        body.width, body.height = Inches(12.1), Inches(5.6)
-        frame = body.text_frame
-        frame.word_wrap = True
-        for i, bullet in enumerate(bullets):
-            level = 1 if bullet.startswith("  ") else 0
-            para = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
-            para.text = bullet.strip()
-            para.level = level
-            for run in para.runs:
-                run.font.size = Pt(20 if level == 0 else 18)
-        slide.notes_slide.notes_text_frame.text = notes
-
-    _set_core_properties(prs.core_properties, title_slide[0], author, language)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    prs.save(str(path))
-    _normalize_zip(path)
+    specs = [{"title": heading, "body": bullets, "notes": notes} for heading, bullets, notes in slides]
+    meta = docgen.DocMeta(title_slide[0], author, language, FIXED_DATETIME)
+    _save(path, docgen.pptx_bytes(specs, meta, title_slide=title_slide, widescreen=True, body_pt=20))
 
 
 def build_notebook(path: Path, cells, *, language_code: str):
-    """Write an nbformat 4.5 notebook; code cells are executed here to produce real outputs."""
-    namespace: dict = {"__name__": "__notebook__"}
-    nb_cells = []
-    count = 0
-    for index, (kind, text) in enumerate(cells, start=1):
-        source = dedent(text)
-        lines = source.splitlines(keepends=True)
-        cell_id = f"cell-{index:02d}"
-        if kind == "md":
-            nb_cells.append({"cell_type": "markdown", "id": cell_id, "metadata": {},
-                             "source": lines})
-            continue
-        count += 1
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(source, f"<{path.name} cell {index}>", "exec"), namespace)
-        outputs = []
-        if out.getvalue():
-            outputs.append({"name": "stdout", "output_type": "stream",
-                            "text": out.getvalue().splitlines(keepends=True)})
-        nb_cells.append({"cell_type": "code", "execution_count": count, "id": cell_id,
-                         "metadata": {}, "outputs": outputs, "source": lines})
-    nb = {
-        "cells": nb_cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python", "version": "3.11"},
-            "courserag": {"language": language_code},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    """An nbformat 4.5 notebook; code cells are executed here to produce real outputs."""
+    lines = [(kind, dedent(text).splitlines(keepends=True)) for kind, text in cells]
+    specs = [{"markdown": source} if kind == "md" else {"code": source} for kind, source in lines]
+    metadata = {"language_info": {"name": "python", "version": "3.11"}, "courserag": {"language": language_code}}
+    _save(path, docgen.notebook_bytes(docgen.execute_cells(specs, path.name), metadata))
 
 
 def write_text_files() -> None:

@@ -1,16 +1,21 @@
-"""Shared fixtures: isolated environment, one embedder per run, a built sample index."""
+"""Shared fixtures: isolated environment, one embedder per run, a built sample index, and
+the one deterministic fake embedder."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from courserag.embedders import Embedder  # noqa: E402  (after the environment above)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIRECTORY = PROJECT_ROOT / "course_directory.yaml"
@@ -30,11 +35,58 @@ def isolated_env(monkeypatch, tmp_path):
     yield
 
 
+class FakeEmbedder(Embedder):
+    """A deterministic stand-in for the model, for tests about everything but the vectors.
+
+    A text's vector is seeded by its SHA-256 (Python's `hash()` is salted per process), so
+    equal texts get equal vectors in every run and different texts nearly orthogonal ones.
+    Every batch the base class asks for is recorded in `batches`.
+    """
+
+    name = "fake"
+
+    def __init__(self, dim: int = 8):
+        self.dim = dim
+        self.batches: list[list[str]] = []
+
+    @property
+    def seen(self) -> list[str]:
+        """Every text embedded so far, in order."""
+        return [text for batch in self.batches for text in batch]
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        seeds = [int(hashlib.sha256(t.encode("utf-8")).hexdigest()[:16], 16) for t in texts]
+        return np.stack([np.random.default_rng(seed).standard_normal(self.dim) for seed in seeds]).astype(np.float32)
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
 @pytest.fixture(scope="session")
 def embedder():
-    from courserag.embedding import get_embedder
+    from courserag.embedders import get_embedder
 
     return get_embedder("all-MiniLM-L6-v2")
+
+
+@pytest.fixture(scope="session")
+def cached_embedder(built_sample_data, embedder):
+    """The real model's vectors, each text embedded once per run: one CachingEmbedder that
+    already knows every course chunk of the built sample data, so tests about isolation,
+    faults and threads spend no time in the model."""
+    from courserag.courses import load_course_directory
+    from courserag.embedders import CachingEmbedder
+    from courserag.stores import LocalCourseStore
+
+    cached = CachingEmbedder(embedder)
+    store = LocalCourseStore(built_sample_data / "index", embedder.dim)
+    for course_id in load_course_directory(SAMPLE_DIRECTORY).ids:
+        index = store._index(course_id)
+        cached.remember([c.text for c in index.chunks], index.vectors)
+    return cached
 
 
 @pytest.fixture(scope="session")

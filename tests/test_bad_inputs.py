@@ -33,7 +33,7 @@ from courserag.errors import (
 )
 from courserag.parsers import SUPPORTED_EXTENSIONS, parse_bytes, parse_file, safe_display_name
 from courserag.settings import Limits
-from tests import fixtures_gen as gen
+import docgen as gen
 
 # --------------------------------------------------------------------------- write guard
 

@@ -141,7 +141,7 @@ def test_onnx_backends_give_the_torch_vectors(tmp_path, embedder):
     pytest.importorskip("onnx")
     import numpy as np
 
-    from courserag.onnx_embedding import OnnxEmbedder
+    from courserag.embedders.onnx import OnnxEmbedder
 
     texts = ["Hash tables resolve collisions by chaining.", "哈希表用链地址法解决冲突。", "x" * 3000]
     reference = embedder.embed_batch(texts)

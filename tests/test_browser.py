@@ -169,30 +169,24 @@ def screenshot(page, name: str) -> None:
 
 
 def make_pdf(path: Path) -> Path:
-    from fpdf import FPDF
+    import docgen
 
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=12)
     pages = [
         "Study notes, page one. Arrays store elements contiguously in memory.",
         "The quokka protocol requires exactly seventeen handshakes before a transfer starts.",
         "Page three: linked lists trade random access for cheap insertion.",
     ]
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 8, text)
-    pdf.output(str(path))
-    return path
+    return docgen.write(path.parent, path.name, docgen.pdf_bytes(pages))
 
 
 def make_docx(path: Path) -> Path:
-    import docx
+    import docgen
 
-    document = docx.Document()
-    document.add_heading("Zebra cache notes", level=1)
-    document.add_paragraph("The zebra cache evicts the least recently striped entry when it holds 64 entries.")
-    document.save(str(path))
-    return path
+    blocks = [
+        ("h1", "Zebra cache notes"),
+        ("p", "The zebra cache evicts the least recently striped entry when it holds 64 entries."),
+    ]
+    return docgen.write(path.parent, path.name, docgen.docx_bytes(blocks))
 
 
 # -- tests ----------------------------------------------------------------------------------

@@ -8,10 +8,9 @@ wire (the local fake server in tests/weaviate_server, both sample courses built 
 with courserag.indexer.build_course). Ended sessions leave the registry empty, their pools
 are garbage-collected, and the process's memory stays flat over repeated waves.
 
-The embedder is the real MiniLM behind a text -> vector memo (`CachingEmbedder`): the same
-vectors, computed once, so the test measures isolation and thread safety, not the CPU.
-Other test modules import `CachingEmbedder`, `caching_embedder_for` and
-`build_weaviate_courses` from here.
+The embedder is the real MiniLM behind a text -> vector memo (conftest's `cached_embedder`):
+the same vectors, computed once, so the test measures isolation and thread safety, not the
+CPU. Other test modules import `build_weaviate_courses` and `local_engine` from here.
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
-import numpy as np
 import pytest
 
 from tests.app_helpers import rss
@@ -47,60 +45,6 @@ MB = 1024 * 1024
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-class CachingEmbedder:
-    """The real embedder behind a thread-safe text -> vector memo (same vectors, once)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = getattr(inner, "name", "cached")
-        self.dim = inner.dim
-        self._cache: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
-        self.misses = 0
-
-    def seed(self, texts: Iterable[str], vectors: np.ndarray) -> None:
-        with self._lock:
-            for text, vector in zip(texts, vectors):
-                self._cache.setdefault(text, np.asarray(vector, dtype=np.float32))
-
-    def seed_from_local(self, store: LocalCourseStore, course_ids: Iterable[str]) -> None:
-        for course_id in course_ids:
-            index = store._index(course_id)
-            self.seed([c.text for c in index.chunks], index.vectors)
-
-    def embed_batch(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            vectors = self.inner.embed_batch(missing, batch_size)
-            with self._lock:
-                self.misses += len(missing)
-                for text, vector in zip(missing, vectors):
-                    self._cache.setdefault(text, vector)
-        with self._lock:
-            return np.stack([self._cache[t] for t in texts])
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_batch([text])[0]
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        return self.inner.truncate_to_tokens(text, max_tokens)
-
-
-def caching_embedder_for(data_dir: Path, embedder) -> CachingEmbedder:
-    """A CachingEmbedder that already knows every course chunk of the built sample data."""
-    cached = CachingEmbedder(embedder)
-    directory = load_course_directory(SAMPLE_DIRECTORY)
-    cached.seed_from_local(LocalCourseStore(Path(data_dir) / "index", embedder.dim), directory.ids)
-    return cached
 
 
 def local_engine(data_dir: Path, embedder, **settings) -> RagEngine:
@@ -274,11 +218,6 @@ def percentile(values: list[float], q: float) -> float:
 
 
 # --------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def cached_embedder(built_sample_data, embedder):
-    return caching_embedder_for(built_sample_data, embedder)
 
 
 @pytest.fixture(scope="module")

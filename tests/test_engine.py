@@ -234,3 +234,16 @@ def test_followup_is_rewritten_by_the_llm_when_configured(engine):
 def test_overlong_question_is_refused_before_any_work(engine):
     with pytest.raises(CourseRagError, match="characters long"):
         engine.ask("csc3100", "why " * 1000)
+
+
+def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tmp_path):
+    """Sizing the stores needs the model's dim, which its folder's configuration gives."""
+    import courserag.engine as engine_module
+    from courserag.embedders import get_embedder
+    from courserag.settings import Settings
+
+    # A fresh embedder: the process-wide one may already be loaded by other tests.
+    monkeypatch.setattr(engine_module, "get_embedder", get_embedder.__wrapped__)
+    engine = RagEngine.from_settings(Settings(data_dir=tmp_path / "data"))
+    assert engine.embedder.dim == 384
+    assert engine.embedder.inner._model is None

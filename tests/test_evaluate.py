@@ -2,20 +2,19 @@
 
 The real runs ingest a few titles of ../shared/eval through the product's own chunking,
 embedder, local store and engine, and check the metrics (they are the same code paths as
-`python -m courserag.evaluate`, only on a sample; docs/EVALUATION.md has the full numbers).
+`python -m bench.evaluation`, only on a sample; docs/EVALUATION.md has the full numbers).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from courserag import evaluate as ev
-from courserag.embedding import Embedder
+from bench.evaluation import ingest, load, report as rep, run, score, systems
 from courserag.records import Chunk, ScoredChunk
 
 EVAL_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
@@ -39,11 +38,11 @@ def hit(locator: str, text: str = "x") -> ScoredChunk:
     ],
 )
 def test_first_gold_rank(locators, gold, expected):
-    assert ev.first_gold_rank(locators, frozenset(gold)) == expected
+    assert score.first_gold_rank(locators, frozenset(gold)) == expected
 
 
 def test_system_result_metrics():
-    result = ev.SystemResult("s")
+    result = score.SystemResult("s")
     result.add(["g", "x"], frozenset({"g"}), 1.0)  # rank 1
     result.add(["x", "x", "g"], frozenset({"g"}), 2.0)  # rank 3
     result.add([], frozenset({"g"}), 3.0)  # refused
@@ -58,7 +57,7 @@ def test_system_result_metrics():
 
 def test_reciprocal_rank_fusion_prefers_agreement():
     a, b, c = hit("a"), hit("b"), hit("c")
-    fused = ev.reciprocal_rank_fusion([[a, b, c], [b, c]])
+    fused = systems.reciprocal_rank_fusion([[a, b, c], [b, c]])
     assert [h.chunk.locator for h in fused] == ["b", "c", "a"]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
 
@@ -67,9 +66,9 @@ def test_reciprocal_rank_fusion_prefers_agreement():
 def test_course_ids_are_store_safe_and_distinct(title):
     from courserag.stores.local import _SAFE_ID
 
-    cid = ev.course_id_for(title)
+    cid = ingest.course_id_for(title)
     assert _SAFE_ID.match(cid) and len(cid) <= 64
-    assert cid != ev.course_id_for(title + "x")
+    assert cid != ingest.course_id_for(title + "x")
 
 
 def write_set(root: Path) -> Path:
@@ -87,43 +86,51 @@ def write_set(root: Path) -> Path:
 
 def test_load_set_samples_titles_and_questions_deterministically(tmp_path):
     root = write_set(tmp_path / "tiny")
-    full = ev.load_set(root)
+    full = load.load_set(root)
     assert len(full.passages) == 12 and len(full.questions) == 12 and full.titles == ["T0", "T1", "T2", "T3"]
-    two = ev.load_set(root, titles=2, seed=3)
+    two = load.load_set(root, titles=2, seed=3)
     assert len(two.titles) == 2 and {q.title for q in two.questions} == set(two.titles)
-    assert ev.load_set(root, titles=2, seed=3) == two
-    limited = ev.load_set(root, limit=5, seed=1)
+    assert load.load_set(root, titles=2, seed=3) == two
+    limited = load.load_set(root, limit=5, seed=1)
     assert len(limited.questions) == 5 and len(limited.passages) == 12
 
 
 def test_load_set_names_a_folder_that_is_not_a_set(tmp_path):
     with pytest.raises(FileNotFoundError, match="not an evaluation set"):
-        ev.load_set(tmp_path)
+        load.load_set(tmp_path)
 
 
-class CountingEmbedder(Embedder):
-    """A deterministic stand-in model that counts what it embeds."""
+@dataclass(frozen=True)
+class RefuseEverything:
+    """A proposed ranking that refuses every question (`--ranking tests.test_evaluate`)."""
 
-    name = "counting"
-    dim = 4
+    name: str = "refuse-everything"
 
-    def __init__(self):
-        self.seen: list[str] = []
-
-    def _encode(self, texts):
-        self.seen.extend(texts)
-        return np.array([[len(t), t.count("a") + 1, 1.0, 0.5] for t in texts], dtype=np.float32)
+    def rank(self, candidates, query, top_k):
+        return []
 
 
-def test_cached_embedder_embeds_each_text_once_across_runs(tmp_path):
-    inner = CountingEmbedder()
-    first = ev.CachedEmbedder(inner, tmp_path)
-    vectors = first.embed_batch(["alpha", "beta", "alpha"])
-    assert sorted(inner.seen) == ["alpha", "beta"]
-    again = ev.CachedEmbedder(inner, tmp_path)  # a new run reads the disk cache
-    assert np.allclose(again.embed_batch(["beta", "alpha"]), vectors[[1, 0]])
-    assert np.allclose(again.embed_query("alpha"), vectors[0])
-    assert len(inner.seen) == 2 and again.embedded == 0
+def ranker_for(retrieval):
+    return RefuseEverything()
+
+
+def test_a_proposed_ranking_is_measured_without_patching_the_product(tmp_path, fake_embedder):
+    import courserag.engine as engine_module
+
+    ranking_before = engine_module.ranking
+    root = write_set(tmp_path / "tiny")
+    proposed = run.evaluate(root, "course", embedder=fake_embedder, cache_dir=tmp_path / "cache", ranking_module="tests.test_evaluate")
+    assert list(proposed.systems) == [
+        "product (hybrid, top_k=10)", "product (hybrid, top_k=4)", "dense", "bm25", "rrf k=60", "reference rerank",
+    ]
+    assert proposed.systems["product (hybrid, top_k=10)"]["refused"] == 1.0
+    assert proposed.refusals["right_course_refused"] == 1.0 and proposed.settings["ranking"] == "tests.test_evaluate"
+    assert proposed.systems["bm25"]["refused"] == 0.0
+    assert engine_module.ranking is ranking_before
+    product = run.evaluate(root, "course", embedder=fake_embedder, cache_dir=tmp_path / "cache")
+    assert product.systems["product (hybrid, top_k=10)"]["refused"] < 1.0
+    assert product.settings["ranking"] == "courserag.ranking"
+    assert "tiny, course scope (12 questions, 12 passages, 12 chunks, 4 courses)" in rep.format_report(product)
 
 
 # -- real runs on samples of the shared sets ----------------------------------------------------
@@ -141,7 +148,7 @@ def test_squad_sample_course_scope(embedder, tmp_path):
     started = time.perf_counter()
     # seed 25 draws two short articles (1973_oil_crisis, Jacksonville,_Florida: 45 passages,
     # 60 questions), so that embedding them stays within the test's time budget.
-    report = ev.evaluate(eval_set("squad_v1_dev"), "course", titles=2, seed=25, embedder=embedder, cache_dir=tmp_path)
+    report = run.evaluate(eval_set("squad_v1_dev"), "course", titles=2, seed=25, embedder=embedder, cache_dir=tmp_path)
     product = report.systems["product (hybrid, top_k=10)"]
     assert report.questions == 60 and report.courses == 2
     assert product["R@5"] >= 0.9
@@ -150,13 +157,13 @@ def test_squad_sample_course_scope(embedder, tmp_path):
         assert product["MRR@10"] >= report.systems[baseline]["MRR@10"] - 0.02, baseline
     assert report.refusals["right_course_refused"] <= 0.05
     assert report.refusals["wrong_course_refused"] >= 0.8
-    assert "squad_v1_dev, course scope" in ev.format_report(report)
+    assert "squad_v1_dev, course scope" in rep.format_report(report)
     assert time.perf_counter() - started < 60
 
 
 @pytest.mark.slow
 def test_cmrc_sample_global_scope(embedder, tmp_path):
-    report = ev.evaluate(eval_set("cmrc2018_dev"), "global", titles=15, seed=0, embedder=embedder, cache_dir=tmp_path)
+    report = run.evaluate(eval_set("cmrc2018_dev"), "global", titles=15, seed=0, embedder=embedder, cache_dir=tmp_path)
     product = report.systems["product (hybrid, top_k=10)"]
     assert report.courses == 1 and report.passages == 15
     assert product["R@1"] >= 0.9

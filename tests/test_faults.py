@@ -45,7 +45,7 @@ from courserag.indexer import build_course, course_files, file_sha256
 from courserag.settings import Settings
 from courserag.stores import FallbackCourseStore, LocalCourseStore
 from tests.llm_server import start_fake_llm
-from tests.test_concurrency import SAMPLE_DIRECTORY, build_weaviate_courses, caching_embedder_for
+from tests.test_concurrency import SAMPLE_DIRECTORY, build_weaviate_courses
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LATE = "What is the late policy for homework?"
@@ -53,11 +53,6 @@ NOTE_FACT = "The wombat review session for the midterm is in room W-512 on Thurs
 NOTE_QUESTION = "Where is the wombat review session for the midterm?"
 
 
-
-
-@pytest.fixture(scope="module")
-def cached(built_sample_data, embedder):
-    return caching_embedder_for(built_sample_data, embedder)
 
 
 @pytest.fixture
@@ -91,7 +86,7 @@ def subprocess_env(**extra) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["slow", "error500", "malformed", "truncated", "nothing-listening"])
-def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_quick(mode, built_sample_data, cached):
+def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_quick(mode, built_sample_data, cached_embedder):
     server = start_fake_llm("ok" if mode == "nothing-listening" else mode)
     server.delay_s = 30.0  # far past the bound below: a timeout that did not fire would fail the test
     url = server.base_url if mode != "nothing-listening" else f"http://127.0.0.1:{free_port()}/v1"
@@ -99,7 +94,7 @@ def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_
     answerer = ChatAnswerer(url, "fake", "sk-fault-test", timeout_s=timeout_s)
     engine = RagEngine(
         Settings(data_dir=built_sample_data), load_course_directory(SAMPLE_DIRECTORY),
-        LocalCourseStore(built_sample_data / "index", cached.dim), cached, answerer=answerer,
+        LocalCourseStore(built_sample_data / "index", cached_embedder.dim), cached_embedder, answerer=answerer,
     )
     try:
         for question in (LATE, "What is the default maximum load factor before rehashing?"):
@@ -129,7 +124,7 @@ def weaviate_warnings(answer, url: str) -> list[str]:
 
 
 @pytest.mark.parametrize("local_index", [True, False], ids=["with-local-fallback", "no-local-index"])
-def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tmp_path, cached, notes):
+def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tmp_path, cached_embedder, notes):
     url = f"http://127.0.0.1:{free_port()}"
     data_dir = sample_data if local_index else tmp_path / "empty-data"
     monkeypatch.setenv("WEAVIATE_URL", url)
@@ -140,7 +135,7 @@ def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tm
     engine = RagEngine.from_settings(Settings.from_env())  # connects to nothing yet: must not raise
     assert time.monotonic() - started < 10
     assert engine.store.name == "weaviate" and isinstance(engine.store, FallbackCourseStore) == local_index
-    engine.embedder = cached  # the same model's vectors, memoised
+    engine.embedder = cached_embedder  # the same model's vectors, memoised
 
     started = time.monotonic()
     course = engine.ask("csc3100", LATE)
@@ -167,10 +162,10 @@ def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tm
 
 
 @pytest.mark.parametrize("fallback", [True, False], ids=["with-local-fallback", "no-fallback"])
-def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sample_data, cached, notes):
-    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached, ["csc3100"], timeout_s=2)
-    local = LocalCourseStore(built_sample_data / "index", cached.dim) if fallback else None
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached)
+def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sample_data, cached_embedder, notes):
+    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=2)
+    local = LocalCourseStore(built_sample_data / "index", cached_embedder.dim) if fallback else None
+    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached_embedder)
     try:
         assert engine.add_upload("s1", notes).ok
         before = engine.ask("csc3100", LATE, session_id="s1")
@@ -194,10 +189,10 @@ def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sa
         store.close()
 
 
-def test_weaviate_slower_than_its_timeout(weaviate_server, built_sample_data, cached):
-    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached, ["csc3100"], timeout_s=1)
-    local = LocalCourseStore(built_sample_data / "index", cached.dim)
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached)
+def test_weaviate_slower_than_its_timeout(weaviate_server, built_sample_data, cached_embedder):
+    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=1)
+    local = LocalCourseStore(built_sample_data / "index", cached_embedder.dim)
+    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached_embedder)
     try:
         weaviate_server.db.delay_s = 12.0  # past the bound below: only the deadline can make it
         started = time.monotonic()
@@ -354,12 +349,12 @@ def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 180.0) -> bo
     raise AssertionError(f"the kill condition did not happen within {timeout_s:.0f} s")
 
 
-def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes(tmp_path, cached):
+def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes(tmp_path, cached_embedder):
     docs, yaml_path = make_course(tmp_path)
     data_dir = tmp_path / "data"
-    build_in_process(yaml_path, data_dir, cached)  # the previous index: the plain csc3100 copy
+    build_in_process(yaml_path, data_dir, cached_embedder)  # the previous index: the plain csc3100 copy
     original = set(manifest(data_dir)["files"])
-    check_index_usable(data_dir, cached.dim, original)
+    check_index_usable(data_dir, cached_embedder.dim, original)
 
     # New work: generated files and a changed syllabus (a replace of an existing file).
     (docs / "generated").mkdir()
@@ -379,7 +374,7 @@ def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes
     proc = start_build(yaml_path, data_dir, log)
     start = time.monotonic()
     moments.append(("starting up", kill_when(proc, lambda: time.monotonic() - start > 0.5)))
-    check_index_usable(data_dir, cached.dim, original)
+    check_index_usable(data_dir, cached_embedder.dim, original)
     # 2. in the middle of writing a file (a temporary segment or manifest exists), or, if
     #    the 5 ms polling misses every such moment, right after its second write
     g0 = generation()
@@ -397,7 +392,7 @@ def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes
     proc = start_build(yaml_path, data_dir, log)
     killed = kill_when(proc, writing)
     moments.append((seen[0] if seen else "during its first writes", killed))
-    check_index_usable(data_dir, cached.dim, original)
+    check_index_usable(data_dir, cached_embedder.dim, original)
     # 3. half-way through the remaining files
     done = len(manifest(data_dir)["files"])
     target = done + (len(expected) - done) // 2
@@ -406,7 +401,7 @@ def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes
 
     for moment, killed in moments:
         assert killed, f"the build finished before the kill moment '{moment}'; make the course bigger"
-    files = check_index_usable(data_dir, cached.dim, original)
+    files = check_index_usable(data_dir, cached_embedder.dim, original)
     assert len(files) < len(expected), "the kills should have left work for the rerun"
 
     final_log = tmp_path / "final.log"
@@ -415,7 +410,7 @@ def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes
     output = final_log.read_text(errors="replace")
     summary = json.loads(output[output.index("[\n"):])
     assert summary[0]["failed"] == [] and summary[0]["files"] == len(expected)
-    files = check_index_usable(data_dir, cached.dim, expected)
+    files = check_index_usable(data_dir, cached_embedder.dim, expected)
     assert set(files) == expected
     for source, record in files.items():
         assert record.file_hash == file_sha256(docs / source), source
@@ -470,27 +465,27 @@ def _patch_disk(monkeypatch, kind: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["ENOSPC-on-write", "ENOSPC-on-fsync", "EROFS-read-only-data-dir"])
-def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_index(kind, tmp_path, monkeypatch, cached, capsys):
+def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_index(kind, tmp_path, monkeypatch, cached_embedder, capsys):
     docs, yaml_path = make_course(tmp_path)
     data_dir = tmp_path / "data"
-    build_in_process(yaml_path, data_dir, cached)
+    build_in_process(yaml_path, data_dir, cached_embedder)
     before = manifest(data_dir)
     (docs / "generated").mkdir()
     (docs / "generated" / "lecture_00.md").write_text(generated_text(0), encoding="utf-8")
     (docs / "syllabus.md").write_text((docs / "syllabus.md").read_text(encoding="utf-8") + "\nChanged.\n", encoding="utf-8")
 
-    import courserag.embedding as embedding_module
+    import courserag.embedders as embedding_module
     from courserag.cli import build_main
 
     course = load_course_directory(yaml_path).get(COURSE_ID)
     settings = Settings(data_dir=data_dir, course_directory=yaml_path)
     with monkeypatch.context() as patch:
         reason = _patch_disk(patch, kind)
-        summary = build_course(course, LocalCourseStore(data_dir / "index", cached.dim), cached, settings)
+        summary = build_course(course, LocalCourseStore(data_dir / "index", cached_embedder.dim), cached_embedder, settings)
         # The command line says so too (same builder, same store).
         patch.setenv("DATA_DIR", str(data_dir))
         patch.setenv("COURSE_DIRECTORY", str(yaml_path))
-        patch.setattr(embedding_module, "get_embedder", lambda *args, **kwargs: cached)
+        patch.setattr(embedding_module, "get_embedder", lambda *args, **kwargs: cached_embedder)
         code = build_main(["--course", COURSE_ID, "--no-progress"])
     assert summary.indexed == 0 and sorted(f for f, _ in summary.failed) == ["generated/lecture_00.md", "syllabus.md"]
     for _, why in summary.failed:
@@ -500,10 +495,10 @@ def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_in
     print(f"\n[{kind}] build_main exit code {code}: {out.out.splitlines()[0]}")
 
     assert manifest(data_dir) == before  # untouched: same files, hashes, segments, generation
-    check_index_usable(data_dir, cached.dim, set(before["files"]))
+    check_index_usable(data_dir, cached_embedder.dim, set(before["files"]))
     assert not list((data_dir / "index").rglob("*.tmp"))
     # Once there is room again, the next build does the work.
-    build_in_process(yaml_path, data_dir, cached)
+    build_in_process(yaml_path, data_dir, cached_embedder)
     assert set(manifest(data_dir)["files"]) == set(before["files"]) | {"generated/lecture_00.md"}
 
 
@@ -530,14 +525,14 @@ sys.addaudithook(_disk_hook)
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
-def test_uploads_and_answers_need_no_disk_and_a_failing_feedback_log_stays_hidden(code, sample_data, cached, tmp_path, caplog):
+def test_uploads_and_answers_need_no_disk_and_a_failing_feedback_log_stays_hidden(code, sample_data, cached_embedder, tmp_path, caplog):
     """Every write this thread attempts fails (audit hook), as on a full or read-only disk."""
     from courserag.feedback import FeedbackLog
     from courserag.ui import StudyApp
 
     engine = RagEngine(
         Settings(data_dir=sample_data), load_course_directory(SAMPLE_DIRECTORY),
-        LocalCourseStore(sample_data / "index", cached.dim), cached, gap_log=FeedbackLog(sample_data),
+        LocalCourseStore(sample_data / "index", cached_embedder.dim), cached_embedder, gap_log=FeedbackLog(sample_data),
     )
     app = StudyApp(engine, engine.settings)
     note = tmp_path / "wombat_notes.md"

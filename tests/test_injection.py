@@ -169,13 +169,6 @@ def assert_prompt_is_well_formed(body: dict, question: str) -> int:
     return len(blocks)
 
 
-@pytest.fixture(scope="module")
-def cached_embedder(built_sample_data, embedder):
-    from tests.test_concurrency import caching_embedder_for
-
-    return caching_embedder_for(built_sample_data, embedder)
-
-
 @pytest.fixture
 def engine(built_sample_data, cached_embedder):
     """The sample-course engine (local store, extractive), its model's vectors memoised."""

@@ -14,7 +14,6 @@ Default: 6 sessions x 5 questions. FULL_LOAD_TEST=1: 20 sessions x 30 questions.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil

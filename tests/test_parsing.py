@@ -1,6 +1,6 @@
 """courserag.parsers on good files: every format, its locators, its text, its encodings.
 
-Every input is a real file generated at test time by fixtures_gen (fpdf2, python-docx,
+Every input is a real file generated at test time by docgen (fpdf2, python-docx,
 python-pptx, json), parsed through the public API only.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests import fixtures_gen as gen
+import docgen as gen
 import pytest
 
 from courserag.parsers import SUPPORTED_EXTENSIONS, ParsedDocument, parse_bytes, parse_file

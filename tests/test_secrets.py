@@ -59,16 +59,16 @@ def assert_clean(text: str, *extra: str, what: str = "") -> None:
 
 
 @pytest.fixture(scope="module")
-def services(built_sample_data, embedder):
+def services(built_sample_data, cached_embedder):
     """A fake LLM and a fake Weaviate that requires WEAVIATE_KEY, csc3100 built into it."""
-    from tests.test_concurrency import build_weaviate_courses, caching_embedder_for
+    from tests.test_concurrency import build_weaviate_courses
     from tests.weaviate_server import start_server
 
     llm = start_fake_llm("ok")
     weaviate = start_server(api_key=WEAVIATE_KEY)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("WEAVIATE_API_KEY", WEAVIATE_KEY)
-        _, store = build_weaviate_courses(weaviate, built_sample_data, caching_embedder_for(built_sample_data, embedder), ["csc3100"])
+        _, store = build_weaviate_courses(weaviate, built_sample_data, cached_embedder, ["csc3100"])
         store.close()
     try:
         yield llm, weaviate
@@ -324,10 +324,9 @@ def test_cli_stdout_and_stderr_carry_no_secret_even_on_errors(services, sample_d
 # --------------------------------------------------------------------------- logs in process
 
 
-def test_engine_logs_carry_no_secret_and_no_upload_text(services, sample_data, tmp_path, monkeypatch, caplog, embedder):
+def test_engine_logs_carry_no_secret_and_no_upload_text(services, sample_data, tmp_path, monkeypatch, caplog, cached_embedder):
     from courserag.engine import RagEngine
     from courserag.settings import Settings
-    from tests.test_concurrency import caching_embedder_for
 
     llm, weaviate = services
     for name, value in secret_env(llm, weaviate, DATA_DIR=sample_data).items():
@@ -336,7 +335,7 @@ def test_engine_logs_carry_no_secret_and_no_upload_text(services, sample_data, t
     caplog.set_level(logging.INFO)
     caplog.set_level(logging.DEBUG, logger="courserag")
     engine = RagEngine.from_settings(Settings.from_env())
-    engine.embedder = caching_embedder_for(sample_data, embedder)
+    engine.embedder = cached_embedder
     note = tmp_path / "capybara_lab.md"
     note.write_text(NOTE, encoding="utf-8")
     broken = tmp_path / "broken.pdf"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from courserag.embedding import SentenceTransformerEmbedder
+from courserag.embedders.sentence_transformers import SentenceTransformerEmbedder
 from courserag.errors import ConfigError
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,65 @@
+"""The embedder interface: one abstract method (`_encode`), batching and normalisation once.
+
+Every implementation (sentence-transformers, onnxruntime, test fakes) only says how to
+turn one batch of texts into raw vectors; sorting by length, batching and L2
+normalisation live here, so all of them return vectors that FAISS inner products can
+compare as cosines.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+import numpy as np
+
+
+def l2_normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as float32 for FAISS."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised vectors; counts tokens with the model's tokenizer.
+
+    `name` identifies the vectors (caches key on it) and `dim` is their length; reading
+    `dim` must not load a model, because stores are sized with it at start-up.
+    """
+
+    name: str
+    dim: int
+
+    @abstractmethod
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """Embed one batch (the texts are already sorted by length)."""
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model would see (without the window cut-off)."""
+        return len(text.split())
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of `text` that has at most `max_tokens` tokens."""
+        words = text.split()
+        return " ".join(words[:max_tokens])
+
+    def embed_batch(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Embed many passages. Sorting by length first keeps padding (wasted work) small."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._encode([texts[i] for i in idx])
+        return l2_normalize(out)
+
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Embed many questions. The same as passages here; a model that embeds questions
+        differently (an instruction prefix, say) overrides this one method."""
+        return self.embed_batch(texts, batch_size)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One question's vector."""
+        return self.embed_queries([text])[0]
