@@ -1,24 +1,41 @@
-"""Structure-aware chunking: sections first, then paragraphs, then sentences, then characters.
+"""Structure-aware chunking, sized in the embedding model's tokens.
 
 A parser already cut the file at its structure (pages, slides, headings, cells); here each
-section is packed into chunks of about `target` characters without crossing its boundary,
-so every chunk keeps one locator that a citation can point at. Consecutive chunks of one
-section share `overlap` characters of whole sentences, so an answer that straddles a cut is
-still found whole in one of them.
+section is packed into chunks of at most `target` tokens without crossing its boundary, so
+every chunk keeps one locator that a citation can point at. Sizes are counted with the
+model's own tokenizer (`count`), so a chunk fits the embedder's window and the answerer's
+per-chunk budget whatever the language: an English word is about 1.3 tokens, a Chinese
+character about one, and a 1,400-character Chinese chunk would have been cut to a third.
+Consecutive chunks of one section share about `overlap` tokens of whole sentences, so an
+answer that straddles a cut is still found whole in one of them; a table cut across chunks
+repeats its header row, so every row still says what its columns mean.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from courserag.records import Chunk, Origin, Section
+
+CountTokens = Callable[[str], int]
 
 # A sentence ends at . ! ? followed by space, or right after the Chinese 。！？； (which
 # need no space), keeping the punctuation with its sentence.
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;:])\s+(?=\S)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+
+def approximate_tokens(text: str) -> int:
+    """A tokenizer-free estimate (CJK characters, plus 1.3 per other word), for tests and
+    for callers without a model."""
+    cjk = len(_CJK.findall(text))
+    words = len(_CJK.sub(" ", text).split())
+    return cjk + (words * 13 + 9) // 10
 
 
 @dataclass(frozen=True)
@@ -29,70 +46,125 @@ class TextPiece:
     locator: str
 
 
+@dataclass(frozen=True)
+class _Unit:
+    """A paragraph, sentence or table row, and the table header it belongs under (if any)."""
+
+    text: str
+    header: str = ""
+
+
 def split_sentences(text: str) -> list[str]:
     """Split into sentences at Latin and Chinese sentence punctuation; never drops text."""
     parts = [p.strip() for p in _SENTENCE_END.split(text)]
     return [p for p in parts if p]
 
 
-def _hard_split(text: str, size: int) -> list[str]:
-    """Last resort for a run with no sentence boundary (a 10 MB single line, say)."""
-    return [text[i : i + size] for i in range(0, len(text), size)]
+def _hard_split(text: str, count: CountTokens, target: int) -> list[str]:
+    """Last resort for a run with no boundary (a 10 MB single line): cut by characters in
+    proportion to its tokens, at a space when there is one nearby."""
+    tokens = max(count(text), 1)
+    size = max(1, len(text) * target // tokens)
+    pieces = []
+    position = 0
+    while position < len(text):
+        end = min(position + size, len(text))
+        if end < len(text):
+            space = text.rfind(" ", position + size // 2, end)
+            end = space + 1 if space != -1 else end
+        pieces.append(text[position:end].strip())
+        position = end
+    return [p for p in pieces if p]
 
 
-def _units(text: str, target: int) -> list[str]:
-    """Paragraphs, with any paragraph longer than target cut into sentences (and those
-    longer than target cut by characters)."""
-    units: list[str] = []
+def _table_units(paragraph: str) -> list[_Unit] | None:
+    """Rows of a Markdown table, each carrying the header (first row and separator)."""
+    lines = paragraph.split("\n")
+    if len(lines) < 3 or not all(_TABLE_ROW.match(line) for line in lines) or not _TABLE_SEPARATOR.match(lines[1]):
+        return None
+    header = "\n".join(lines[:2])
+    return [_Unit(line, header) for line in lines[2:]]
+
+
+def _units(text: str, count: CountTokens, target: int) -> list[_Unit]:
+    """Paragraphs, with any paragraph over `target` tokens cut into table rows or sentences
+    (and those still over it cut by characters)."""
+    units: list[_Unit] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
         paragraph = paragraph.strip()
         if not paragraph:
             continue
-        if len(paragraph) <= target:
-            units.append(paragraph)
+        if count(paragraph) <= target:
+            units.append(_Unit(paragraph))
+            continue
+        rows = _table_units(paragraph)
+        if rows is not None:
+            units.extend(rows)
             continue
         for sentence in split_sentences(paragraph):
-            units.extend(_hard_split(sentence, target) if len(sentence) > target else [sentence])
+            parts = _hard_split(sentence, count, target) if count(sentence) > target else [sentence]
+            units.extend(_Unit(part) for part in parts)
     return units
 
 
-def _tail(units: list[str], overlap: int) -> list[str]:
-    """The last whole units of a chunk that fit in `overlap` characters."""
-    kept: list[str] = []
-    size = 0
-    for unit in reversed(units):
-        if size + len(unit) > overlap:
-            break
-        kept.insert(0, unit)
-        size += len(unit) + 1
-    return kept
+def _render(units: list[_Unit]) -> str:
+    """A chunk's text; the rows of a table cut from its header get the header again."""
+    lines: list[str] = []
+    previous = ""
+    for unit in units:
+        if unit.header and unit.header != previous:
+            lines.append(unit.header)
+        lines.append(unit.text)
+        previous = unit.header
+    return "\n".join(lines)
 
 
-def chunk_text(text: str, target: int = 1400, overlap: int = 150) -> list[str]:
-    """Pack the text's paragraphs/sentences greedily into chunks of at most ~target chars."""
+def _cost(units: list[_Unit], size: Callable[[str], int]) -> int:
+    """Tokens of `_render(units)`, from the units' own counts (one line break each)."""
+    total, previous = 0, ""
+    for unit in units:
+        if unit.header and unit.header != previous:
+            total += size(unit.header) + 1
+        total += size(unit.text) + 1
+        previous = unit.header
+    return total
+
+
+def chunk_text(text: str, count: CountTokens = approximate_tokens, target: int = 320, overlap: int = 40) -> list[str]:
+    """Pack the text's paragraphs/sentences greedily into chunks of at most ~target tokens."""
     if target <= 0:
         raise ValueError(f"target must be > 0, but got {target}")
     chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for unit in _units(text, target):
-        if current and size + len(unit) > target:
-            chunks.append("\n".join(current))
-            current = _tail(current, overlap) if overlap else []
-            size = sum(len(u) + 1 for u in current)
-            # An overlap that leaves no room for the next unit would only repeat itself.
-            if size + len(unit) > target:
-                current, size = [], 0
+    current: list[_Unit] = []
+    counted: dict[str, int] = {}
+
+    def size(piece: str) -> int:  # each unit is counted once, however often it is packed
+        if piece not in counted:
+            counted[piece] = count(piece)
+        return counted[piece]
+
+    for unit in _units(text, count, target):
+        if current and _cost(current + [unit], size) > target:
+            chunks.append(_render(current))
+            # The next chunk starts with the last whole units that fit in `overlap` tokens,
+            # unless they leave no room for the unit that did not fit.
+            tail: list[_Unit] = []
+            for previous in reversed(current):
+                if _cost([previous] + tail, size) > overlap:
+                    break
+                tail.insert(0, previous)
+            current = tail if overlap and _cost(tail + [unit], size) <= target else []
         current.append(unit)
-        size += len(unit) + 1
     if current:
-        chunks.append("\n".join(current))
+        chunks.append(_render(current))
     return chunks
 
 
-def chunk_sections(sections: Iterable[Section], target: int = 1400, overlap: int = 150) -> list[TextPiece]:
+def chunk_sections(
+    sections: Iterable[Section], count: CountTokens = approximate_tokens, target: int = 320, overlap: int = 40
+) -> list[TextPiece]:
     """Chunk every section on its own; a heading path is kept at the top of each chunk so
-    the chunk reads (and embeds) in context."""
+    the chunk reads (and embeds) in context. `target` includes the heading."""
     pieces: list[TextPiece] = []
     for section in sections:
         heading = section.heading.strip()
@@ -100,7 +172,8 @@ def chunk_sections(sections: Iterable[Section], target: int = 1400, overlap: int
         if not body:
             continue
         prefix = f"{heading}\n" if heading and not body.startswith(heading.split(" > ")[-1]) else ""
-        for text in chunk_text(body, max(200, target - len(prefix)), overlap):
+        room = max(target // 2, target - count(prefix))
+        for text in chunk_text(body, count, room, overlap):
             pieces.append(TextPiece(text=prefix + text, locator=section.locator))
     return pieces
 

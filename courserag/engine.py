@@ -163,7 +163,7 @@ class RagEngine:
             existing = pool.files.get(name)
             if existing and existing.file_hash == file_hash:
                 return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
-            ingested = ingest_file(data, name, IngestConfig.of(self.settings), origin="upload", file_hash=file_hash)
+            ingested = ingest_file(data, name, IngestConfig.of(self.settings, self.embedder), origin="upload", file_hash=file_hash)
             uploaded = UploadedFile(
                 name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
             )

@@ -94,7 +94,7 @@ def build_course(
         store.delete_course(course.id)
     indexed = {} if rebuild else store.files(course.id)
     paths = course_files(course.docs)
-    config = IngestConfig.of(settings)
+    config = IngestConfig.of(settings, embedder)
     summary.files = len(paths)
     present: set[str] = set()
     for position, path in enumerate(paths, start=1):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from courserag.chunking import chunk_sections, make_chunks
+from courserag.chunking import CountTokens, approximate_tokens, chunk_sections, make_chunks
 from courserag.errors import FileTooLargeError, IngestError
 from courserag.messages import Notice
 from courserag.parsers import ParsedDocument, parse_bytes, parse_file
@@ -23,17 +23,28 @@ from courserag.records import Chunk, Origin
 from courserag.settings import Limits, Settings
 
 
+# Tokens kept free in the embedder's window: its special tokens and a query/passage prefix.
+WINDOW_HEADROOM = 16
+
+
 @dataclass(frozen=True)
 class IngestConfig:
     """The chunking settings and limits ingestion needs, and nothing else."""
 
-    chunk_size: int = 1400
-    chunk_overlap: int = 150
+    chunk_tokens: int = 320
+    overlap_tokens: int = 40
     limits: Limits = field(default_factory=Limits)
+    count_tokens: CountTokens = approximate_tokens  # the embedding model's tokenizer in the app
 
     @classmethod
-    def of(cls, settings: Settings) -> "IngestConfig":
-        return cls(settings.chunk_size, settings.chunk_overlap, settings.limits)
+    def of(cls, settings: Settings, embedder=None) -> "IngestConfig":
+        """Chunks of CHUNK_TOKENS, but never more than the embedder sees (its window) or the
+        answerer is given of one source (MAX_CHUNK_TOKENS), counted by its tokenizer."""
+        target = min(settings.chunk_tokens, settings.retrieval.max_chunk_tokens)
+        if embedder is None:
+            return cls(target, settings.chunk_overlap_tokens, settings.limits)
+        target = min(target, embedder.window_tokens - WINDOW_HEADROOM)
+        return cls(target, min(settings.chunk_overlap_tokens, target // 4), settings.limits, embedder.count_tokens)
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ def ingest_file(
         parsed = parse_bytes(bytes(source), name, config.limits)
     else:
         parsed = parse_file(Path(source), name, config.limits)
-    pieces = chunk_sections(parsed.sections, config.chunk_size, config.chunk_overlap)
+    pieces = chunk_sections(parsed.sections, config.count_tokens, config.chunk_tokens, config.overlap_tokens)
     chunks = make_chunks(pieces, name, origin, course_id, parsed.doc_type, file_hash)
     if not chunks:
         raise IngestError(parsed.name, "no_text_extracted")

@@ -64,8 +64,10 @@ class Settings:
     # 1 by default: on a shared 2-core machine two spinning threads per request made a
     # question 3-5x slower (docs/PERFORMANCE.md); 0 = the libraries' default (one per core).
     cpu_threads: int = 1
-    chunk_size: int = 1400
-    chunk_overlap: int = 150
+    # Chunks are sized in the embedding model's tokens (see courserag/chunking.py); the
+    # effective size is also kept inside the model's window and the per-chunk answer budget.
+    chunk_tokens: int = 320
+    chunk_overlap_tokens: int = 40
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     limits: Limits = field(default_factory=Limits)
     weaviate_url: str | None = None
@@ -136,8 +138,8 @@ class Settings:
             embedding_batch_size=get("EMBEDDING_BATCH_SIZE", base.embedding_batch_size, int),
             embedding_backend=get("EMBEDDING_BACKEND", base.embedding_backend),
             cpu_threads=get("CPU_THREADS", base.cpu_threads, int),
-            chunk_size=get("CHUNK_SIZE", base.chunk_size, int),
-            chunk_overlap=get("CHUNK_OVERLAP", base.chunk_overlap, int),
+            chunk_tokens=get("CHUNK_TOKENS", base.chunk_tokens, int),
+            chunk_overlap_tokens=get("CHUNK_OVERLAP_TOKENS", base.chunk_overlap_tokens, int),
             retrieval=retrieval,
             limits=limits,
             weaviate_url=get("WEAVIATE_URL", None),
@@ -160,10 +162,10 @@ class Settings:
 
     def validate(self) -> None:
         """Fail early, naming the bad value."""
-        if self.chunk_size < 200:
-            raise ConfigError(f"CHUNK_SIZE must be >= 200, but got {self.chunk_size}")
-        if not 0 <= self.chunk_overlap < self.chunk_size // 2:
-            raise ConfigError(f"CHUNK_OVERLAP must be in [0, CHUNK_SIZE/2), but got {self.chunk_overlap}")
+        if self.chunk_tokens < 64:
+            raise ConfigError(f"CHUNK_TOKENS must be >= 64, but got {self.chunk_tokens}")
+        if not 0 <= self.chunk_overlap_tokens < self.chunk_tokens // 2:
+            raise ConfigError(f"CHUNK_OVERLAP_TOKENS must be in [0, CHUNK_TOKENS/2), but got {self.chunk_overlap_tokens}")
         if self.retrieval.top_k <= 0:
             raise ConfigError(f"TOP_K must be > 0, but got {self.retrieval.top_k}")
         if self.weaviate_search not in ("separate", "hybrid"):

@@ -46,13 +46,28 @@ def test_a_parsed_document_is_chunked_as_given():
 
 
 def test_config_comes_from_settings():
-    settings = Settings(chunk_size=900, chunk_overlap=90, limits=Limits(max_chunks_per_file=7))
-    assert IngestConfig.of(settings) == IngestConfig(900, 90, Limits(max_chunks_per_file=7))
+    settings = Settings(chunk_tokens=300, chunk_overlap_tokens=30, limits=Limits(max_chunks_per_file=7))
+    assert IngestConfig.of(settings) == IngestConfig(300, 30, Limits(max_chunks_per_file=7))
+
+
+class _SmallWindow:
+    window_tokens = 128
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        return len(text.split())
+
+
+def test_chunks_fit_the_embedders_window_and_count_with_its_tokenizer():
+    settings = Settings(chunk_tokens=300, chunk_overlap_tokens=80)
+    config = IngestConfig.of(settings, _SmallWindow())
+    assert config.chunk_tokens == 128 - 16 and config.overlap_tokens == (128 - 16) // 4
+    assert config.count_tokens is _SmallWindow.count_tokens
 
 
 def test_too_many_chunks_is_refused():
     data = ("\n\n".join(f"Paragraph {i} " + "word " * 60 for i in range(60))).encode()
-    config = IngestConfig(chunk_size=400, chunk_overlap=0, limits=Limits(max_chunks_per_file=3))
+    config = IngestConfig(chunk_tokens=100, overlap_tokens=0, limits=Limits(max_chunks_per_file=3))
 
     with pytest.raises(FileTooLargeError) as caught:
         ingest_file(data, "long.txt", config, origin="upload")

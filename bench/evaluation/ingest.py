@@ -38,14 +38,16 @@ def course_id_for(title: str) -> str:
     return f"{slug}-{digest}" if slug else f"t-{digest}"
 
 
-def title_chunks(title: str, passages: Sequence[Passage], course_id: str, settings: Settings) -> tuple[str, list[Chunk]]:
+def title_chunks(
+    title: str, passages: Sequence[Passage], course_id: str, settings: Settings, embedder: Embedder | None = None
+) -> tuple[str, list[Chunk]]:
     """(file hash, chunks) of one title's course file: the product's chunking, one Section
     per passage with its doc_id as the locator. The only call into the product's
     parse/chunk pipeline."""
     sections = [Section(text=p.text, locator=p.doc_id) for p in passages]
     document = ParsedDocument(f"{title}.txt", "txt", sections, len(passages), "paragraph")
     file_hash = hashlib.sha256("\x1e".join(f"{p.doc_id}\x1f{p.text}" for p in passages).encode("utf-8")).hexdigest()
-    ingested = ingest_file(document, f"{title}.txt", IngestConfig.of(settings), origin="course", course_id=course_id, file_hash=file_hash)
+    ingested = ingest_file(document, f"{title}.txt", IngestConfig.of(settings, embedder), origin="course", course_id=course_id, file_hash=file_hash)
     return file_hash, list(ingested.chunks)
 
 
@@ -60,7 +62,7 @@ def ingest(
     by_title: dict[str, list[Passage]] = OrderedDict()
     for passage in eval_set.passages:
         by_title.setdefault(passage.title, []).append(passage)
-    files = [(course_of(title), title, *title_chunks(title, passages, course_of(title), settings))
+    files = [(course_of(title), title, *title_chunks(title, passages, course_of(title), settings, embedder))
              for title, passages in by_title.items()]
     all_texts = [c.text for *_, chunks in files for c in chunks]
     vectors = embedder.embed_batch(all_texts, settings.embedding_batch_size)

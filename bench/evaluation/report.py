@@ -63,7 +63,7 @@ def format_report(report: Report) -> str:
     st, t = report.settings, report.timings
     lines.append(
         f"- product: ranking module {st.get('ranking')}, fusion {st.get('fusion')}, min_candidates {st.get('min_candidates')}, "
-        f"chunk_size {st.get('chunk_size')}, embedder {st.get('embedder')}"
+        f"chunk_tokens {st.get('chunk_tokens')}, embedder {st.get('embedder')}"
     )
     lines.append(
         f"- latency: retrieval with the query vector cached; embedding one query takes p50 "

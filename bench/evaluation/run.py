@@ -160,7 +160,7 @@ def evaluate(
             refusals=refusal_rates(eval_set.questions, results[products[-1].name].refused, wrong.refused),
             timings=timings,
             settings={k: str(v) for k, v in vars(engine_settings.retrieval).items()}
-            | {"chunk_size": str(base.chunk_size), "chunk_overlap": str(base.chunk_overlap),
+            | {"chunk_tokens": str(base.chunk_tokens), "chunk_overlap_tokens": str(base.chunk_overlap_tokens),
                "embedder": inner.name, "ranking": ranking_module or PRODUCT_RANKING},
         )
     finally:

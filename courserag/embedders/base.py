@@ -30,6 +30,7 @@ class Embedder(ABC):
 
     name: str
     dim: int
+    window_tokens: int = 512  # tokens the model reads of one text; the rest is cut off
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray:

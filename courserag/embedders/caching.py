@@ -72,6 +72,10 @@ class CachingEmbedder(Embedder):
     def _encode(self, texts: list[str]) -> np.ndarray:
         return self.inner._encode(texts)
 
+    @property
+    def window_tokens(self) -> int:  # type: ignore[override]
+        return self.inner.window_tokens
+
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 

@@ -149,7 +149,12 @@ class SentenceTransformerEmbedder(Embedder):
         return self._dim
 
     @property
-    def window_tokens(self) -> int:
+    def window_tokens(self) -> int:  # type: ignore[override]
+        """max_seq_length from sentence_bert_config.json (without loading the model)."""
+        folder = _model_folder(resolve_model_path(self.model_name)[0])
+        config = _read_json(folder / "sentence_bert_config.json") if folder is not None else None
+        if isinstance(config, dict) and isinstance(config.get("max_seq_length"), int):
+            return int(config["max_seq_length"])
         return int(self.model.max_seq_length)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
