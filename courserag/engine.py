@@ -23,7 +23,7 @@ from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedders import Embedder, get_embedder
-from courserag.errors import CourseRagError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
+from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -114,7 +114,12 @@ class RagEngine:
             chunks = self.store.count(course_id)
             if not chunks:
                 return IndexStatus(course_id, "missing")
-            return IndexStatus(course_id, "ready", len(self.store.files(course_id)), chunks)
+            files = len(self.store.files(course_id))
+            built = self.store.index_model(course_id)
+            if built is not None and built != self.settings.embedding_model:
+                error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
+                return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
+            return IndexStatus(course_id, "ready", files, chunks)
         except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
             return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
 

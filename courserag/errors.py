@@ -97,5 +97,14 @@ class StoreUnavailableError(CourseRagError):
         super().__init__("store_unavailable", detail=detail)
 
 
+class EmbeddingSpaceError(StoreUnavailableError):
+    """The course's vectors come from another embedding model than the app's: searching
+    them would compare two vector spaces, so the app refuses and names the command to run."""
+
+    def __init__(self, course_id: str, built: str, current: str):
+        self.course_id, self.built, self.current = course_id, built, current
+        CourseRagError.__init__(self, "index_other_model", course_id=course_id, built=built, current=current)
+
+
 class LLMUnavailableError(CourseRagError):
     """The chat endpoint failed; the caller falls back to the extractive answer."""

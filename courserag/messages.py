@@ -246,6 +246,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- course stores (courserag/stores) -----------------------------------------------
     "store_unavailable": {"en": "{detail}", "zh": "{detail}"},
+    "index_other_model": {
+        "en": "the index of course {course_id} was built with the embedding model {built}, but this app embeds "
+        "with {current}; run `python build_weaviate_index.py --course {course_id}` to re-embed it",
+        "zh": "课程 {course_id} 的索引是用嵌入模型 {built} 建立的，而本应用使用 {current}；"
+        "请运行 `python build_weaviate_index.py --course {course_id}` 重新建立索引",
+    },
+    "index_damaged": {
+        "en": "some files of the course index could not be read ({files}) and are left out of answers; "
+        "run `python build_weaviate_index.py --course {course_id}` to repair them",
+        "zh": "课程索引中有文件无法读取（{files}），回答暂不包含它们；"
+        "请运行 `python build_weaviate_index.py --course {course_id}` 修复",
+    },
     "course_folder_missing": {
         "en": "the course folder {folder} does not exist",
         "zh": "课程文件夹 {folder} 不存在",

@@ -104,7 +104,7 @@ class UploadResult:
         return self.failure.text("en") if self.failure else ""
 
 
-IndexState = Literal["ready", "missing", "unavailable"]
+IndexState = Literal["ready", "missing", "unavailable", "other_model"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,7 @@ class IndexStatus:
     files: int = 0
     chunks: int = 0
     detail: str = ""
+    notice: Notice | None = None  # what to tell learners when it is not ready (other_model)
 
 
 @dataclass(frozen=True)

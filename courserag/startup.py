@@ -17,7 +17,11 @@ def prepare(engine, settings) -> None:
     engine.warm_up()
     for course in engine.courses:
         status = engine.index_status(course.id)
-        if status.state == "unavailable":
+        if status.state == "other_model" and settings.build_index_on_start and settings.store_kind == "local":
+            summary = engine.build_course(course.id)  # a Space that changed models re-embeds its courses
+            if summary is not None:
+                log.info("re-embedded the index on start: %s", summary.text())
+        elif status.state in ("unavailable", "other_model"):
             log.warning("course store unavailable for %s: %s", course.id, status.detail)
         elif status.state == "missing" and settings.build_index_on_start and settings.store_kind == "local":
             summary = engine.build_course(course.id)

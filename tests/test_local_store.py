@@ -101,3 +101,55 @@ def test_manifest_is_plain_json(tmp_path):
     store.replace_file("c1", "a.md", "h1", chunks("c1", "a.md", ["x"]), vectors(1))
     manifest = json.loads((tmp_path / "c1" / "manifest.json").read_text())
     assert manifest["files"]["a.md"]["chunks"] == 1
+
+
+def _course(store, course="c1", sources=("a.md", "b.md")):
+    from courserag.records import Chunk
+
+    for i, source in enumerate(sources):
+        texts = [f"{source} says the wombat burrow {i} is under the library"]
+        chunks = [Chunk.make(t, source, "lines 1-1", "course", course_id=course) for t in texts]
+        vectors = np.eye(store.dim, dtype=np.float32)[i : i + 1]
+        store.replace_file(course, source, f"hash-{source}", chunks, vectors)
+
+
+def test_an_index_of_another_embedding_model_is_refused_with_the_command_to_run(tmp_path):
+    from courserag.errors import EmbeddingSpaceError
+
+    _course(LocalCourseStore(tmp_path, 8, "all-MiniLM-L6-v2"))
+    other = LocalCourseStore(tmp_path, 8, "multilingual-e5-small")
+    assert other.index_model("c1") == "all-MiniLM-L6-v2"
+    with pytest.raises(EmbeddingSpaceError) as caught:
+        other.vector_search("c1", np.ones(8, dtype=np.float32), 3)
+    assert "python build_weaviate_index.py --course c1" in str(caught.value)
+    assert "re-embed" in str(caught.value) and "重新建立索引" in caught.value.say("zh")
+    with pytest.raises(EmbeddingSpaceError):
+        other.replace_file("c1", "c.md", "h", [], np.zeros((0, 8), dtype=np.float32))
+
+
+def test_a_damaged_segment_is_skipped_with_a_notice_and_reported(tmp_path):
+    store = LocalCourseStore(tmp_path, 8)
+    _course(store)
+    manifest = json.loads((tmp_path / "c1" / "manifest.json").read_text())
+    segment = tmp_path / "c1" / "segments" / manifest["files"]["a.md"]["segment"]
+    segment.write_bytes(segment.read_bytes()[:40])  # truncated, as by a crash or a full disk
+    fresh = LocalCourseStore(tmp_path, 8)
+    hits = fresh.search("c1", np.eye(8, dtype=np.float32)[1], ["wombat"], 5)
+    assert {h.chunk.source for h in hits.vector + hits.lexical} == {"b.md"}
+    assert [n.code for n in hits.notices] == ["index_damaged"] and "a.md" in str(hits.notices[0])
+    assert fresh.unreadable_files("c1") == frozenset({"a.md"})
+
+
+def test_a_local_rebuild_serves_the_previous_version_whole_until_it_is_committed(tmp_path):
+    store = LocalCourseStore(tmp_path, 8)
+    _course(store)
+    stage = store.stage("c1")
+    from courserag.records import Chunk
+
+    chunk = Chunk.make("the new text", "a.md", "lines 1-1", "course", course_id="c1")
+    stage.put("a.md", "new-hash", [chunk], np.eye(8, dtype=np.float32)[3:4])
+    # Killed here: nothing of the new generation is visible, the old one answers whole.
+    assert {s: r.file_hash for s, r in LocalCourseStore(tmp_path, 8).files("c1").items()} == {"a.md": "hash-a.md", "b.md": "hash-b.md"}
+    assert LocalCourseStore(tmp_path, 8).count("c1") == 2
+    stage.abort()
+    assert len(list((tmp_path / "c1" / "segments").glob("*.npz"))) == 2

@@ -195,3 +195,22 @@ def test_data_persists_across_store_instances(backend):
     assert again.files("csc3100") == {"week1/slides.pdf": FileRecord("week1/slides.pdf", "sha-1", 4)}
     assert again.vector_search("csc3100", vectors[1], 1)[0].chunk == chunks[1]
     assert again.lexical_search("csc3100", ["pivot"], 1)[0].chunk == chunks[3]
+
+
+def test_a_staged_rebuild_never_empties_the_course_and_its_commit_keeps_what_was_put(store):
+    store.replace_file("c1", "week1.pdf", "h1", chunks_for("c1", "week1.pdf", WEEK1, "h1"), unit_vectors(len(WEEK1), 1))
+    store.replace_file("c1", "old.pdf", "h0", chunks_for("c1", "old.pdf", WEEK2, "h0"), unit_vectors(len(WEEK2), 2))
+    stage = store.stage("c1")
+    stage.put("week1.pdf", "h9", chunks_for("c1", "week1.pdf", WEEK2, "h9"), unit_vectors(len(WEEK2), 3))
+    # Before the commit the course still answers, and no file of the previous version is gone.
+    assert set(store.files("c1")) == {"week1.pdf", "old.pdf"} and store.count("c1") > 0
+    stage.commit()
+    assert {s: r.file_hash for s, r in store.files("c1").items()} == {"week1.pdf": "h9"}
+    hits = store.lexical_search("c1", word_tokens("quick sort pivot"), 10)
+    assert {h.chunk.source for h in hits} <= {"week1.pdf"}
+
+
+def test_index_model_and_readable_files(store, backend):
+    assert store.index_model("c1") is None
+    store.replace_file("c1", "week1.pdf", "h1", chunks_for("c1", "week1.pdf", WEEK1, "h1"), unit_vectors(len(WEEK1), 1))
+    assert backend.reopen().unreadable_files("c1") == frozenset()

@@ -22,7 +22,7 @@ def build_store(settings: Settings, dim: int) -> CourseStore:
 
     With Weaviate configured, a local index that was built earlier serves as the fallback
     when Weaviate is unreachable (FallbackCourseStore)."""
-    local = LocalCourseStore(local_store_path(settings), dim)
+    local = LocalCourseStore(local_store_path(settings), dim, settings.embedding_model)
     if not settings.weaviate_url:
         return local
     from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore

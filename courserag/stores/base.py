@@ -102,9 +102,32 @@ class CourseStore(Protocol):
         """How many chunks `course_id` has."""
         ...
 
+    def index_model(self, course_id: str) -> str | None:
+        """The embedding model the course's vectors come from (None when it has no index)."""
+        ...
+
+    def unreadable_files(self, course_id: str) -> frozenset[str]:
+        """Indexed files whose stored chunks cannot be read (a build re-indexes them)."""
+        ...
+
+    def stage(self, course_id: str) -> "CourseStage":
+        """A whole new version of the course, which replaces the live one only on commit."""
+        ...
+
     def health(self) -> StoreHealth:
         """Whether the store answers, without raising."""
         ...
+
+
+class CourseStage(Protocol):
+    """A course being rebuilt: `put` every file, then `commit` (or `abort`). Until the
+    commit, searches see the previous version whole."""
+
+    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def abort(self) -> None: ...
 
 
 def separate_search(store: CourseStore, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:

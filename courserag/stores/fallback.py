@@ -68,6 +68,12 @@ class FallbackCourseStore:
     def count(self, course_id: str) -> int:
         return self._read("count", lambda store: store.count(course_id))[0]
 
+    def index_model(self, course_id: str) -> str | None:
+        return self._read("index model", lambda store: store.index_model(course_id))[0]
+
+    def unreadable_files(self, course_id: str) -> frozenset[str]:
+        return self._read("unreadable files", lambda store: store.unreadable_files(course_id))[0]
+
     def health(self) -> StoreHealth:
         return self.primary.health()
 
@@ -81,6 +87,9 @@ class FallbackCourseStore:
 
     def delete_course(self, course_id: str) -> None:
         self.primary.delete_course(course_id)
+
+    def stage(self, course_id: str):
+        return self.primary.stage(course_id)
 
     def close(self) -> None:
         for store in self.stores:

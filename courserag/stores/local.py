@@ -1,35 +1,48 @@
 """The embedded course store: one folder per course under DATA_DIR, no server needed.
 
-Layout: `<root>/<course_id>/manifest.json` lists the indexed files; each file's chunks,
-vectors and lexical tokens live in their own segment `segments/<name>.npz`. A write puts
-the new segment on disk first and then swaps the manifest in with an atomic rename, so a
-crash at any point leaves the previous manifest, and every segment it names, intact.
+Layout: `<root>/<course_id>/manifest.json` lists the indexed files and the embedding model
+their vectors come from; each file's chunks, vectors and lexical tokens live in their own
+segment `segments/<name>.npz`. A write puts new segments on disk first and then swaps the
+manifest in with an atomic rename, so a crash at any point leaves the previous manifest, and
+every segment it names, intact. A full rebuild (`stage`) writes a whole new generation of
+segments beside the old one and switches with one manifest write: the course never goes
+offline and never serves a half-built index.
+
 Searches run on an in-memory `ChunkIndex` per course, loaded on first use and reloaded
-when the manifest on disk changes (a rebuild by the CLI shows up in a running app).
+when the manifest on disk changes (a rebuild by the CLI shows up in a running app). A
+segment that cannot be read is skipped with a notice (the rest of the course still answers)
+and reported by `unreadable_files`, which the next build repairs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 import tempfile
-from sys import intern
 import threading
+import uuid
 from pathlib import Path
+from sys import intern
 from typing import Sequence
 
 import numpy as np
 
 from courserag.chunk_index import ChunkIndex
-from courserag.errors import StoreUnavailableError
+from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
+from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.textnorm import word_tokens
 
+log = logging.getLogger(__name__)
+
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+# Indexes written before the model was recorded were all embedded with the old default.
+LEGACY_MODEL = "all-MiniLM-L6-v2"
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -47,8 +60,23 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _segment_name(source: str, file_hash: str) -> str:
-    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16] + "-" + file_hash[:16] + ".npz"
+def _segment_name(source: str, file_hash: str, model: str, generation: str = "") -> str:
+    """Unique per file, content, model and staged generation: a new generation never
+    overwrites a segment the live manifest names."""
+    digest = hashlib.sha1(f"{source}\x1f{model}".encode("utf-8")).hexdigest()[:16]
+    return f"{digest}-{file_hash[:16]}" + (f"-{generation}" if generation else "") + ".npz"
+
+
+def _npz_bytes(**arrays: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _write_error(root: Path, exc: OSError) -> StoreUnavailableError:
+    return StoreUnavailableError(f"cannot write the course index under {root}: {exc.strerror or exc}")
 
 
 class LocalCourseStore:
@@ -56,10 +84,11 @@ class LocalCourseStore:
 
     name = "local"
 
-    def __init__(self, root: Path, dim: int = 384):
+    def __init__(self, root: Path, dim: int = 384, model: str = LEGACY_MODEL):
         self.root = Path(root)
         self.dim = dim
-        self._indexes: dict[str, tuple[float, ChunkIndex]] = {}
+        self.model = model  # the embedding model this app searches with
+        self._indexes: dict[str, tuple[float, ChunkIndex, frozenset[str]]] = {}
         self._lock = threading.RLock()
 
     # -- paths and manifest -------------------------------------------------------------
@@ -82,11 +111,38 @@ class LocalCourseStore:
             raise StoreUnavailableError(f"the course index at {path} cannot be read: {exc}") from exc
 
     def _write_manifest(self, course_id: str, manifest: dict) -> None:
+        manifest = dict(manifest, embedding_model=self.model, dim=self.dim)
+        manifest["generation"] = manifest.get("generation", 0) + 1
         data = json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
         try:
             _atomic_write_bytes(self._manifest_path(course_id), data)
         except OSError as exc:
-            raise StoreUnavailableError(f"cannot write the course index under {self.root}: {exc.strerror or exc}") from exc
+            raise _write_error(self.root, exc) from exc
+
+    def _write_segment(
+        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors, generation: str = ""
+    ) -> str:
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors for {source}")
+        segment = _segment_name(source, file_hash, self.model, generation)
+        payload = {"chunks": [c.to_dict() for c in chunks], "tokens": [word_tokens(c.text) for c in chunks]}
+        buffer = _npz_bytes(
+            vectors=np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim),
+            meta=np.frombuffer(json.dumps(payload, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+        )
+        try:
+            _atomic_write_bytes(self._course_dir(course_id) / "segments" / segment, buffer)
+        except OSError as exc:
+            raise _write_error(self.root, exc) from exc
+        return segment
+
+    def _remove_unreferenced(self, course_id: str, manifest: dict) -> None:
+        """Delete segments the manifest no longer names (an old generation, a replaced file)."""
+        keep = {entry["segment"] for entry in manifest["files"].values()}
+        folder = self._course_dir(course_id) / "segments"
+        for path in folder.glob("*.npz") if folder.exists() else ():
+            if path.name not in keep:
+                path.unlink(missing_ok=True)
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -97,43 +153,30 @@ class LocalCourseStore:
             for source, entry in manifest["files"].items()
         }
 
+    def index_model(self, course_id: str) -> str | None:
+        """The embedding model of the course's vectors (None when it has no index)."""
+        manifest = self._read_manifest(course_id)
+        return manifest.get("embedding_model", LEGACY_MODEL) if manifest["files"] else None
+
     def replace_file(
         self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray
     ) -> None:
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors for {source}")
         with self._lock:
-            course_dir = self._course_dir(course_id)
-            segment = _segment_name(source, file_hash)
-            payload = {
-                "chunks": [c.to_dict() for c in chunks],
-                "tokens": [word_tokens(c.text) for c in chunks],
-            }
-            buffer = _npz_bytes(
-                vectors=np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim),
-                meta=np.frombuffer(json.dumps(payload, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
-            )
-            try:
-                _atomic_write_bytes(course_dir / "segments" / segment, buffer)
-            except OSError as exc:
-                raise StoreUnavailableError(f"cannot write the course index under {self.root}: {exc.strerror or exc}") from exc
             manifest = self._read_manifest(course_id)
-            old = manifest["files"].get(source)
+            if manifest["files"] and manifest.get("embedding_model", LEGACY_MODEL) != self.model:
+                raise self._space_error(course_id, manifest)
+            segment = self._write_segment(course_id, source, file_hash, chunks, vectors)
             manifest["files"][source] = {"file_hash": file_hash, "chunks": len(chunks), "segment": segment}
-            manifest["generation"] = manifest.get("generation", 0) + 1
             self._write_manifest(course_id, manifest)
-            if old and old["segment"] != segment:
-                (course_dir / "segments" / old["segment"]).unlink(missing_ok=True)
+            self._remove_unreferenced(course_id, manifest)
 
     def delete_file(self, course_id: str, source: str) -> None:
         with self._lock:
             manifest = self._read_manifest(course_id)
-            old = manifest["files"].pop(source, None)
-            if old is None:
+            if manifest["files"].pop(source, None) is None:
                 return
-            manifest["generation"] = manifest.get("generation", 0) + 1
             self._write_manifest(course_id, manifest)
-            (self._course_dir(course_id) / "segments" / old["segment"]).unlink(missing_ok=True)
+            self._remove_unreferenced(course_id, manifest)
 
     def delete_course(self, course_id: str) -> None:
         with self._lock:
@@ -146,10 +189,22 @@ class LocalCourseStore:
                 os.replace(course_dir, trash)
                 shutil.rmtree(trash, ignore_errors=True)
 
+    def stage(self, course_id: str) -> "LocalStage":
+        """A new generation of the course's index, live only when committed."""
+        self._course_dir(course_id)  # validates the id before any work
+        return LocalStage(self, course_id)
+
     # -- reads ----------------------------------------------------------------------------
 
+    def _space_error(self, course_id: str, manifest: dict) -> EmbeddingSpaceError:
+        return EmbeddingSpaceError(course_id, manifest.get("embedding_model", LEGACY_MODEL), self.model)
+
     def _index(self, course_id: str) -> ChunkIndex:
-        """The course's in-memory index, reloaded when the manifest changed on disk."""
+        """The course's in-memory index (benchmarks and tests read it)."""
+        return self._loaded(course_id)[0]
+
+    def _loaded(self, course_id: str) -> tuple[ChunkIndex, frozenset[str]]:
+        """The course's in-memory index and its unreadable files, reloaded when the manifest changed."""
         path = self._manifest_path(course_id)
         with self._lock:
             try:
@@ -158,25 +213,34 @@ class LocalCourseStore:
                 stamp = -1.0
             cached = self._indexes.get(course_id)
             if cached and cached[0] == stamp:
-                return cached[1]
-            index = self._load(course_id)
-            self._indexes[course_id] = (stamp, index)
-            return index
+                return cached[1], cached[2]
+            index, broken = self._load(course_id)
+            self._indexes[course_id] = (stamp, index, broken)
+            return index, broken
 
-    def _load(self, course_id: str) -> ChunkIndex:
+    def _read_segment(self, path: Path) -> tuple[np.ndarray, dict]:
+        with np.load(path, allow_pickle=False) as data:
+            return np.asarray(data["vectors"], dtype=np.float32), json.loads(data["meta"].tobytes().decode("utf-8"))
+
+    def _load(self, course_id: str) -> tuple[ChunkIndex, frozenset[str]]:
         manifest = self._read_manifest(course_id)
+        if manifest["files"] and manifest.get("embedding_model", LEGACY_MODEL) != self.model:
+            raise self._space_error(course_id, manifest)
         chunks: list[Chunk] = []
         tokens: list[list[str]] = []
         vectors: list[np.ndarray] = []
+        broken: set[str] = set()
         segments = self._course_dir(course_id) / "segments"
         for source in sorted(manifest["files"]):
-            entry = manifest["files"][source]
             try:
-                with np.load(segments / entry["segment"], allow_pickle=False) as data:
-                    payload = json.loads(data["meta"].tobytes().decode("utf-8"))
-                    vectors.append(np.asarray(data["vectors"], dtype=np.float32))
-            except (OSError, ValueError, KeyError) as exc:
-                raise StoreUnavailableError(f"the index of course {course_id!r} is damaged ({source}): {exc}") from exc
+                matrix, payload = self._read_segment(segments / manifest["files"][source]["segment"])
+                if matrix.shape != (len(payload["chunks"]), self.dim):
+                    raise ValueError(f"vectors of shape {matrix.shape} for {len(payload['chunks'])} chunks")
+            except Exception as exc:  # noqa: BLE001 - one damaged file must not take the course down
+                log.warning("skipping an unreadable segment of %s (%s): %s", course_id, source, exc)
+                broken.add(source)
+                continue
+            vectors.append(matrix)
             chunks.extend(Chunk.from_dict(c) for c in payload["chunks"])
             # Intern each segment's tokens as it is read, so its parsed copies die here:
             # kept until the end, 12M short-lived strings fragment the heap between the
@@ -186,7 +250,11 @@ class LocalCourseStore:
         index = ChunkIndex(self.dim, self.name)
         matrix = np.vstack(vectors) if vectors else np.zeros((0, self.dim), dtype=np.float32)
         index.rebuild(chunks, matrix, tokens)
-        return index
+        return index, frozenset(broken)
+
+    def unreadable_files(self, course_id: str) -> frozenset[str]:
+        """Indexed files whose segment cannot be read (the next build re-indexes them)."""
+        return self._loaded(course_id)[1]
 
     def vector_search(self, course_id: str, vector: np.ndarray, k: int) -> list[ScoredChunk]:
         return self._index(course_id).vector_search(vector, k)
@@ -195,7 +263,12 @@ class LocalCourseStore:
         return self._index(course_id).lexical_search(tokens, k)
 
     def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
-        return separate_search(self, course_id, vector, tokens, k)
+        hits = separate_search(self, course_id, vector, tokens, k)
+        broken = self.unreadable_files(course_id)
+        if broken:
+            notice = Notice("index_damaged", {"files": ", ".join(sorted(broken)), "course_id": course_id})
+            return CourseHits(hits.vector, hits.lexical, hits.store, (notice,))
+        return hits
 
     def count(self, course_id: str) -> int:
         return sum(entry["chunks"] for entry in self._read_manifest(course_id)["files"].values())
@@ -209,9 +282,28 @@ class LocalCourseStore:
             return StoreHealth(self.name, False, f"{self.root}: {exc.strerror or exc}")
 
 
-def _npz_bytes(**arrays: np.ndarray) -> bytes:
-    import io
+class LocalStage:
+    """A new generation of one course: segments are written as files arrive, and `commit`
+    switches the course to exactly these files with one atomic manifest write."""
 
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
+    def __init__(self, store: LocalCourseStore, course_id: str):
+        self.store = store
+        self.course_id = course_id
+        self.generation = uuid.uuid4().hex[:8]
+        self._files: dict[str, dict] = {}
+
+    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        segment = self.store._write_segment(self.course_id, source, file_hash, chunks, vectors, self.generation)
+        self._files[source] = {"file_hash": file_hash, "chunks": len(chunks), "segment": segment}
+
+    def commit(self) -> None:
+        with self.store._lock:
+            old = self.store._read_manifest(self.course_id)
+            manifest = {"files": dict(self._files), "generation": old.get("generation", 0)}
+            self.store._write_manifest(self.course_id, manifest)
+            self.store._remove_unreferenced(self.course_id, manifest)
+
+    def abort(self) -> None:
+        """Drop what was written; the live generation is untouched."""
+        with self.store._lock:
+            self.store._remove_unreferenced(self.course_id, self.store._read_manifest(self.course_id))

@@ -131,6 +131,8 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
     hint = ""
     if status.state == "ready":
         meta += f" · 📚 {t(lang, 'index_ready', files=status.files, chunks=status.chunks)}"
+    elif status.notice is not None:
+        hint = f'<div class="cr-hint">⚠️ {html.escape(status.notice.text(lang))}</div>'
     elif status.state == "missing":
         hint = f'<div class="cr-hint">⚠️ {html.escape(t(lang, "index_missing", course_id=course.id))}</div>'
     else:

@@ -6,6 +6,7 @@ unrelated settings, and tests and tools can build one in a line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,13 @@ if TYPE_CHECKING:
     from courserag.settings import Settings
 
 SEARCH_MODES = ("separate", "hybrid")
+
+
+def collection_for(prefix: str, model: str) -> str:
+    """One collection per embedding model ("CourseChunks_multilingual_e5_small"): vectors of
+    two models can never meet in one collection, and switching models starts a fresh one."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", model.split("/")[-1]).strip("_")
+    return f"{prefix}_{slug}" if slug else prefix
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,7 @@ class WeaviateConfig:
     timeout_s: float = 5.0
     search: str = "separate"
     hybrid_alpha: float = 0.5
+    embedding_model: str = ""  # the model of the vectors this collection holds
 
     def __post_init__(self) -> None:
         if not self.url:
@@ -51,7 +60,8 @@ class WeaviateConfig:
         return cls(
             url=settings.weaviate_url or "",
             grpc_url=settings.weaviate_grpc_url,
-            collection=settings.weaviate_collection,
+            collection=collection_for(settings.weaviate_collection, settings.embedding_model),
+            embedding_model=settings.embedding_model,
             timeout_s=float(settings.weaviate_timeout_s),
             search=settings.weaviate_search,
             hybrid_alpha=float(settings.weaviate_hybrid_alpha),

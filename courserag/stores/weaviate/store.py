@@ -289,6 +289,19 @@ class WeaviateCourseStore:
                     self._delete_ids(course_id, stale)
         logger.info("indexed %s of course %s in Weaviate: %d chunks (%d replaced)", source, course_id, len(objects), len(stale))
 
+    def stage(self, course_id: str) -> "WeaviateStage":
+        """A rebuild of the course: every file is replaced in place (new chunks first, then
+        the stale ones deleted), and the commit removes the files that were not put. No
+        moment of the rebuild finds the course empty."""
+        return WeaviateStage(self, course_id, set(self.files(course_id)))
+
+    def index_model(self, course_id: str) -> str | None:
+        """The collection's model (it is named after it) when the course has chunks in it."""
+        return (self.config.embedding_model or None) if self.count(course_id) else None
+
+    def unreadable_files(self, course_id: str) -> frozenset[str]:
+        return frozenset()  # Weaviate keeps its own storage consistent
+
     def _checked_vectors(self, source: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> np.ndarray:
         """`vectors` as a float32 matrix with one row per chunk; ValueError names a mismatch."""
         matrix = np.asarray(vectors, dtype=np.float32)
@@ -400,3 +413,24 @@ class WeaviateCourseStore:
         except Exception as exc:  # noqa: BLE001 - health must not raise
             return StoreHealth(self.name, False, mask(str(exc)) or type(exc).__name__)
 
+
+
+class WeaviateStage:
+    """CourseStage for Weaviate: per-file replaces, then the files not put are deleted."""
+
+    def __init__(self, store: WeaviateCourseStore, course_id: str, before: set[str]):
+        self.store = store
+        self.course_id = course_id
+        self.before = before
+        self.put_sources: set[str] = set()
+
+    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        self.store.replace_file(self.course_id, source, file_hash, chunks, vectors)
+        self.put_sources.add(source)
+
+    def commit(self) -> None:
+        for source in sorted(self.before - self.put_sources):
+            self.store.delete_file(self.course_id, source)
+
+    def abort(self) -> None:
+        """Files already replaced stay replaced (each replace was whole); nothing is deleted."""
