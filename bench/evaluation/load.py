@@ -28,6 +28,7 @@ class Question:
     title: str
     lang: str
     answerable: bool | None
+    answers: tuple[str, ...] = ()  # reference answer spans, in the passages' language
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ def load_set(path: Path, titles: int | None = None, limit: int | None = None, se
         Question(
             str(r["qid"]), r["question"], frozenset(r.get("gold_doc_ids") or [r["gold_doc_id"]]),
             r["title"], r.get("lang", ""), r.get("answerable"),
+            tuple(a if isinstance(a, str) else a.get("text", "") for a in r.get("answers") or []),
         )
         for r in _read_jsonl(path / "queries.jsonl")
     ]
