@@ -21,6 +21,7 @@ from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
+from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
@@ -79,6 +80,8 @@ class RagEngine:
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
         )
         self._build_lock = threading.Lock()
+        self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
+        self._background_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
@@ -247,7 +250,7 @@ class RagEngine:
             vector_lists.append(pool.vector_search(vector, n))
             lexical_lists.append(pool.lexical_search(tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
-        rank_query = RankQuery(tuple(tokens), ranking.extract_identifiers(query), is_chinese(query))
+        rank_query = RankQuery(tuple(tokens), ranking.extract_identifiers(query), is_chinese(query), self._floor(vector))
         ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
@@ -255,6 +258,13 @@ class RagEngine:
         )
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(question, query, items, notices, elapsed, len(candidates))
+
+    def _floor(self, query_vector) -> float:
+        """The question's similarity to text that does not answer it (calibration.py)."""
+        with self._background_lock:
+            if self._background is None:
+                self._background = self.embedder.embed_batch(list(BACKGROUND), self.settings.embedding_batch_size)
+        return floor_of(query_vector, self._background).mean
 
     # -- answers ------------------------------------------------------------------------
 

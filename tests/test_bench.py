@@ -136,12 +136,15 @@ def test_variants_and_derived_vectors_are_distinct_and_unit_length():
     assert np.array_equal(v, data.derived_vector(base, seed=3))
 
 
-def test_onnx_backends_give_the_torch_vectors(tmp_path, embedder):
+def test_onnx_backends_give_the_torch_vectors(tmp_path):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
     import numpy as np
 
+    from courserag.embedders import get_embedder
     from courserag.embedders.onnx import OnnxEmbedder
+
+    embedder = get_embedder("all-MiniLM-L6-v2", "torch")
 
     texts = ["Hash tables resolve collisions by chaining.", "哈希表用链地址法解决冲突。", "x" * 3000]
     reference = embedder.embed_batch(texts)

@@ -245,5 +245,8 @@ def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tm
     # A fresh embedder: the process-wide one may already be loaded by other tests.
     monkeypatch.setattr(engine_module, "get_embedder", get_embedder.__wrapped__)
     engine = RagEngine.from_settings(Settings(data_dir=tmp_path / "data"))
-    assert engine.embedder.dim == 384
-    assert engine.embedder.inner._model is None
+    assert engine.embedder.dim == 384 + 512  # multilingual-e5-small beside USE multilingual v3
+    e5, use = (model for model, _ in engine.embedder.inner.parts)
+    assert not e5.loaded and use._model is None
+    minilm = RagEngine.from_settings(Settings(data_dir=tmp_path / "data", embedding_model="all-MiniLM-L6-v2"))
+    assert minilm.embedder.dim == 384 and minilm.embedder.inner._model is None

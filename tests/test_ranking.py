@@ -112,11 +112,34 @@ def test_hybrid_puts_exact_identifier_first():
     assert ranked[0].chunk.text.startswith("MAT-2040")
 
 
-def test_hybrid_chinese_trusts_bm25_over_noise_vectors():
-    noisy = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.9, lexical=0.1)
-    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.2, lexical=1.0)
-    ranked = ranking.rerank_hybrid([noisy, right], ["迟交", "政策"], set(), True, 2)
-    assert [r.chunk.text for r in ranked] == ["迟交政策：每天扣百分之十"]  # the noisy one has no question word
+def test_hybrid_chinese_weighs_the_question_words_and_the_similarity_margin():
+    noisy = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.60, lexical=0.1)
+    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.62, lexical=1.0)
+    ranked = ranking.rerank_hybrid([noisy, right], ["迟交", "政策"], set(), True, 2, floor=0.5)
+    # the noisy one has no question word and a small margin over the floor: left out
+    assert [r.chunk.text for r in ranked] == ["迟交政策：每天扣百分之十"]
+
+
+@pytest.mark.parametrize(
+    "similarity, floor, cross, expected",
+    [
+        (0.75, 0.50, False, 1.0),  # a margin of a full span (0.25) or more is full evidence
+        (0.60, 0.50, False, 0.4),
+        (0.50, 0.55, False, 0.0),  # below the floor: no evidence
+        (0.535, 0.50, True, 1.0),  # across languages margins are about a seventh as wide
+    ],
+)
+def test_vector_evidence_is_the_margin_over_the_questions_floor(similarity, floor, cross, expected):
+    assert ranking.vector_evidence(similarity, floor, cross) == pytest.approx(expected)
+
+
+def test_a_question_across_languages_counts_its_margin_on_the_cross_lingual_scale():
+    english = [ScoredChunk(chunk(f"Late submissions lose ten percent per day, rule {i}"), vector=0.56 - i / 100) for i in range(5)]
+    # A Chinese question over an English course: no shared words, the margin decides.
+    assert ranking.rerank_hybrid(english, ["迟交", "扣分"], (), True, 4, floor=0.52)
+    # The same margins for a Chinese candidate in a Chinese course are not enough.
+    chinese = [ScoredChunk(chunk(f"聚类方法第{i}种"), vector=0.56 - i / 100) for i in range(5)]
+    assert ranking.rerank_hybrid(chinese, ["迟交", "扣分"], (), True, 4, floor=0.52) == []
 
 
 def test_unrelated_question_yields_nothing():
@@ -132,8 +155,8 @@ def test_choose_weights_follows_language(chinese, expected):
 @pytest.mark.parametrize(
     "vector, text, tokens, chinese, expected",
     [
-        (0.6, "hash tables store keys", ["hash", "tables"], False, 0.5 * 0.6 + 0.5 * 1.0),
-        (0.2, "nothing relevant", ["hash", "tables"], False, 0.1),
+        (0.2, "hash tables store keys", ["hash", "tables"], False, 0.5 * 0.2 / 0.25 + 0.5 * 1.0),
+        (0.05, "nothing relevant", ["hash", "tables"], False, 0.5 * 0.05 / 0.25),
         # long questions: the word share counts at most 6 words
         (0.0, "a b c", ["a", "b", "c", "d", "e", "f", "g", "h"], False, 0.5 * 3 / 6),
         # Chinese: the rare name outweighs the common word
@@ -178,6 +201,6 @@ def test_refusal_is_per_question_but_weak_candidates_are_dropped():
 
 
 def test_gates_are_settings():
-    middling = ScoredChunk(chunk("late fees"), vector=0.12, lexical=1.0)  # relevance 0.31
+    middling = ScoredChunk(chunk("late fees"), vector=0.03, lexical=1.0)  # relevance 0.31
     assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.33) == []
     assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.3)

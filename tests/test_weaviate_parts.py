@@ -26,8 +26,12 @@ def test_config_from_settings_takes_only_the_weaviate_part():
     settings = Settings(weaviate_url="http://db:8080", weaviate_grpc_url="db:50052", weaviate_collection="Chunks2",
                         weaviate_timeout_s=7, weaviate_search="hybrid", weaviate_hybrid_alpha=0.3)
     assert WeaviateConfig.from_settings(settings) == WeaviateConfig(
-        url="http://db:8080", grpc_url="db:50052", collection="Chunks2", timeout_s=7.0, search="hybrid", hybrid_alpha=0.3
+        url="http://db:8080", grpc_url="db:50052", collection="Chunks2_multilingual_e5_small_use_multilingual_v3",
+        timeout_s=7.0, search="hybrid", hybrid_alpha=0.3, embedding_model="multilingual-e5-small+use-multilingual-v3",
     )
+    # One collection per embedding model: two models' vectors never meet.
+    other = dataclasses.replace(settings, embedding_model="all-MiniLM-L6-v2")
+    assert WeaviateConfig.from_settings(other).collection == "Chunks2_all_MiniLM_L6_v2"
     with pytest.raises(dataclasses.FrozenInstanceError):
         WeaviateConfig(url="http://db:8080").url = "http://other"  # type: ignore[misc]
 

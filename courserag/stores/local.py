@@ -35,6 +35,7 @@ from courserag.chunk_index import ChunkIndex
 from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
+from courserag.settings import DEFAULT_EMBEDDING_MODEL
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.textnorm import word_tokens
 
@@ -84,7 +85,7 @@ class LocalCourseStore:
 
     name = "local"
 
-    def __init__(self, root: Path, dim: int = 384, model: str = LEGACY_MODEL):
+    def __init__(self, root: Path, dim: int = 384, model: str = DEFAULT_EMBEDDING_MODEL):
         self.root = Path(root)
         self.dim = dim
         self.model = model  # the embedding model this app searches with

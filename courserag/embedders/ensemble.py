@@ -1,0 +1,61 @@
+"""Two embedding models as one: their normalised vectors side by side, weighted.
+
+For unit vectors a and b and weights w1 + w2 = 1, the vector [sqrt(w1)·a, sqrt(w2)·b] is
+again a unit vector, and the inner product of two such vectors is w1·cos(a) + w2·cos(b):
+FAISS and Weaviate compare ensembles exactly as they compare single models, and the stores
+need no change. The first part decides tokens (chunk sizes, the window, packing).
+
+Measured (bench/e5_embedders.py and docs/EVALUATION.md): multilingual-e5-small with USE
+multilingual v3 at weights 0.7 / 0.3 retrieves Chinese questions over English passages at
+R@1 0.786 (e5 alone 0.688) and English over Chinese at 0.804 (0.735), at ~2 ms more a
+question.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from courserag.embedders.base import Embedder, l2_normalize
+
+
+class EnsembleEmbedder(Embedder):
+    """Weighted concatenation of two (or more) embedders' normalised vectors."""
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]]):
+        if len(parts) < 2:
+            raise ValueError(f"an ensemble needs at least two models, but got {len(parts)}")
+        total = sum(weight for _, weight in parts)
+        if total <= 0 or any(weight <= 0 for _, weight in parts):
+            raise ValueError(f"ensemble weights must be > 0, but got {[w for _, w in parts]}")
+        self.parts = [(model, weight / total) for model, weight in parts]
+        self.name = "+".join(model.name for model, _ in parts)
+        self.dim = sum(model.dim for model, _ in parts)
+
+    @property
+    def window_tokens(self) -> int:  # type: ignore[override]
+        return self.parts[0][0].window_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self.parts[0][0].count_tokens(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        return self.parts[0][0].truncate_to_tokens(text, max_tokens)
+
+    def _join(self, blocks: list[np.ndarray]) -> np.ndarray:
+        scaled = [l2_normalize(block) * np.float32(np.sqrt(weight)) for block, (_, weight) in zip(blocks, self.parts)]
+        return np.concatenate(scaled, axis=1)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return self._join([model._encode(texts) for model, _ in self.parts])
+
+    def embed_batch(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._join([model.embed_batch(texts, batch_size) for model, _ in self.parts])
+
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._join([model.embed_queries(texts, batch_size) for model, _ in self.parts])
