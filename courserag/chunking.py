@@ -8,7 +8,8 @@ per-chunk budget whatever the language: an English word is about 1.3 tokens, a C
 character about one, and a 1,400-character Chinese chunk would have been cut to a third.
 Consecutive chunks of one section share about `overlap` tokens of whole sentences, so an
 answer that straddles a cut is still found whole in one of them; a table cut across chunks
-repeats its header row, so every row still says what its columns mean.
+repeats its header row, so every row still says what its columns mean. A section located by
+line range ("lines 41-100") gives each of its chunks the range of the lines that chunk holds.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
+_LINE_RANGE = re.compile(r"^lines (\d+)-(\d+)$")
 
 
 def approximate_tokens(text: str) -> int:
@@ -48,10 +50,12 @@ class TextPiece:
 
 @dataclass(frozen=True)
 class _Unit:
-    """A paragraph, sentence or table row, and the table header it belongs under (if any)."""
+    """A paragraph, sentence or table row, and the table header it belongs under (if any);
+    `start` is where it begins in the chunked text."""
 
     text: str
     header: str = ""
+    start: int = 0
 
 
 def split_sentences(text: str) -> list[str]:
@@ -107,6 +111,19 @@ def _units(text: str, count: CountTokens, target: int) -> list[_Unit]:
     return units
 
 
+def _located(units: list[_Unit], text: str) -> list[_Unit]:
+    """The units with their offsets in `text`. Units are in order and only whitespace lies
+    between two of them, so each is the first match at or after the end of the previous."""
+    out: list[_Unit] = []
+    position = 0
+    for unit in units:
+        found = text.find(unit.text, position)
+        start = found if found >= 0 else position
+        out.append(_Unit(unit.text, unit.header, start))
+        position = start + len(unit.text) if found >= 0 else position
+    return out
+
+
 def _render(units: list[_Unit]) -> str:
     """A chunk's text; the rows of a table cut from its header get the header again."""
     lines: list[str] = []
@@ -130,11 +147,14 @@ def _cost(units: list[_Unit], size: Callable[[str], int]) -> int:
     return total
 
 
-def chunk_text(text: str, count: CountTokens = approximate_tokens, target: int = 320, overlap: int = 40) -> list[str]:
-    """Pack the text's paragraphs/sentences greedily into chunks of at most ~target tokens."""
+def chunk_spans(
+    text: str, count: CountTokens = approximate_tokens, target: int = 320, overlap: int = 40
+) -> list[tuple[str, int, int]]:
+    """(chunk, start, end) for each chunk: `chunk_text`'s chunks and where in `text` the
+    first of their units begins and the last ends."""
     if target <= 0:
         raise ValueError(f"target must be > 0, but got {target}")
-    chunks: list[str] = []
+    chunks: list[tuple[str, int, int]] = []
     current: list[_Unit] = []
     counted: dict[str, int] = {}
 
@@ -143,9 +163,12 @@ def chunk_text(text: str, count: CountTokens = approximate_tokens, target: int =
             counted[piece] = count(piece)
         return counted[piece]
 
-    for unit in _units(text, count, target):
+    def emit(units: list[_Unit]) -> None:
+        chunks.append((_render(units), units[0].start, units[-1].start + len(units[-1].text)))
+
+    for unit in _located(_units(text, count, target), text):
         if current and _cost(current + [unit], size) > target:
-            chunks.append(_render(current))
+            emit(current)
             # The next chunk starts with the last whole units that fit in `overlap` tokens,
             # unless they leave no room for the unit that did not fit.
             tail: list[_Unit] = []
@@ -156,8 +179,23 @@ def chunk_text(text: str, count: CountTokens = approximate_tokens, target: int =
             current = tail if overlap and _cost(tail + [unit], size) <= target else []
         current.append(unit)
     if current:
-        chunks.append(_render(current))
+        emit(current)
     return chunks
+
+
+def chunk_text(text: str, count: CountTokens = approximate_tokens, target: int = 320, overlap: int = 40) -> list[str]:
+    """Pack the text's paragraphs/sentences greedily into chunks of at most ~target tokens."""
+    return [chunk for chunk, _, _ in chunk_spans(text, count, target, overlap)]
+
+
+def chunk_locator(locator: str, body: str, start: int, end: int) -> str:
+    """A chunk's own locator: for a "lines A-B" section, the lines from `start` to `end` of
+    its `body` (which begins at line A); any other locator is the section's."""
+    match = _LINE_RANGE.match(locator)
+    if not match:
+        return locator
+    first = int(match.group(1))
+    return f"lines {first + body.count(chr(10), 0, start)}-{first + body.count(chr(10), 0, max(start, end - 1))}"
 
 
 def chunk_sections(
@@ -173,8 +211,8 @@ def chunk_sections(
             continue
         prefix = f"{heading}\n" if heading and not body.startswith(heading.split(" > ")[-1]) else ""
         room = max(target // 2, target - count(prefix))
-        for text in chunk_text(body, count, room, overlap):
-            pieces.append(TextPiece(text=prefix + text, locator=section.locator))
+        for text, start, end in chunk_spans(body, count, room, overlap):
+            pieces.append(TextPiece(text=prefix + text, locator=chunk_locator(section.locator, body, start, end)))
     return pieces
 
 

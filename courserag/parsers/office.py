@@ -4,6 +4,9 @@ DOCX: one section per heading, located by its heading path ("Week 5 > AVL rotati
 "标题 1" styles count too), tables as "a | b" rows, and "paragraphs N-M" sections for text
 before the first heading. PPTX: one "slide N" section per slide with text: its title, the
 text of its shapes (groups and tables included) and its speaker notes.
+
+Only text is read: equations (Office Math) and images are left out, and a warning says how
+many, so a student knows why a formula on slide 6 is not found.
 """
 
 from __future__ import annotations
@@ -31,6 +34,25 @@ from courserag.records import Section
 from courserag.settings import Limits
 
 MAX_SHAPE_DEPTH = 20  # nested PowerPoint groups deeper than this are ignored
+_MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}oMath"
+_DRAWING = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}drawing"
+_VML_PICTURE = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}pict"
+_PICTURE = "{http://schemas.openxmlformats.org/presentationml/2006/main}pic"
+
+
+def dropped_warnings(equations: int, images: int) -> list[Notice]:
+    """What was left out of a file, said by count ("3 equations could not be read…")."""
+    warnings = []
+    if equations:
+        warnings.append(Notice("equation_dropped" if equations == 1 else "equations_dropped", {"count": equations}))
+    if images:
+        warnings.append(Notice("image_dropped" if images == 1 else "images_dropped", {"count": images}))
+    return warnings
+
+
+def _count(element, tag: str) -> int:
+    """Elements `tag` under `element`, not counting those nested in another one."""
+    return sum(1 for node in element.iter(tag) if not any(a.tag == tag for a in node.iterancestors()))
 
 # --------------------------------------------------------------------------- DOCX
 
@@ -106,6 +128,8 @@ def parse_docx(data: bytes, name: str, limits: Limits) -> Extracted:
     if not sections:
         raise EmptyFileError(name, "docx_no_text")
     warnings = [truncation_warning(limits.max_text_chars)] if budget.exhausted else []
+    body = document.element.body
+    warnings += dropped_warnings(_count(body, _MATH), _count(body, _DRAWING) + _count(body, _VML_PICTURE))
     return Extracted(sections, number, warnings)
 
 
@@ -178,8 +202,11 @@ def parse_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
     sections: list[Section] = []
     blank: list[int] = []
     slides_read = 0
+    equations = images = 0
     for number, slide in enumerate(slides, 1):
         slides_read = number
+        equations += _count(slide.element, _MATH)
+        images += _count(slide.element, _PICTURE)
         title, text = _slide_text(slide)
         if not text:
             blank.append(number)
@@ -195,4 +222,5 @@ def parse_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
         warnings.append(numbered("slide_no_text", "slides_no_text", blank))
     if budget.exhausted:
         warnings.append(truncation_warning(limits.max_text_chars))
+    warnings += dropped_warnings(equations, images)
     return Extracted(sections, slides_read, warnings)

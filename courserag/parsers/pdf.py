@@ -1,5 +1,8 @@
 """PDF (pypdf): one "page N" section per page with text.
 
+The text layer is cleaned before chunking (parsers/cleanup.py): ligature characters become
+letters, words hyphenated across line breaks are joined, and running headers and footers
+are dropped, so citations read cleanly and retrieval matches whole words.
 Pages without a text layer (scans) or that pypdf cannot read are skipped and named in a
 warning; a PDF with no text at all is refused, since OCR is not supported.
 """
@@ -12,6 +15,7 @@ import re
 
 from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError
 from courserag.messages import Notice
+from courserag.parsers.cleanup import clean_pages
 from courserag.parsers.text import Extracted, TextBudget, clean, numbered, truncation_warning
 from courserag.records import Section
 from courserag.settings import Limits
@@ -91,12 +95,12 @@ def _open(data: bytes, name: str, limits: Limits):
     return reader, page_count
 
 
-def parse_pdf(data: bytes, name: str, limits: Limits) -> Extracted:
-    reader, page_count = _open(data, name, limits)
-    budget = TextBudget(limits.max_text_chars)
-    sections: list[Section] = []
-    blank: list[int] = []
+def _page_texts(reader, page_count: int, name: str, limit: int) -> tuple[list[tuple[int, str]], list[int], int]:
+    """((page number, raw text) of pages with text, unreadable page numbers, pages read);
+    reading stops once `limit` characters were extracted."""
+    pages: list[tuple[int, str]] = []
     broken: list[int] = []
+    chars = 0
     pages_read = 0
     for number in range(1, page_count + 1):
         pages_read = number
@@ -106,7 +110,24 @@ def parse_pdf(data: bytes, name: str, limits: Limits) -> Extracted:
             logger.debug("pypdf could not read page %d of %s", number, name, exc_info=True)
             broken.append(number)
             continue
-        text = _join_cjk_lines(clean(raw)).strip()
+        pages.append((number, raw))
+        chars += len(raw)
+        if chars > limit:
+            break
+    return pages, broken, pages_read
+
+
+def parse_pdf(data: bytes, name: str, limits: Limits) -> Extracted:
+    reader, page_count = _open(data, name, limits)
+    budget = TextBudget(limits.max_text_chars)
+    raw_pages, broken, pages_read = _page_texts(reader, page_count, name, limits.max_text_chars)
+    # Ligatures, running headers/footers and hyphenation are fixed across the whole file
+    # (cleanup.py): a running line is only recognisable by its repetition on other pages.
+    cleaned = clean_pages([clean(raw) for _, raw in raw_pages])
+    sections: list[Section] = []
+    blank: list[int] = []
+    for (number, _), page_text in zip(raw_pages, cleaned):
+        text = _join_cjk_lines(page_text).strip()
         if not text:
             blank.append(number)
             continue

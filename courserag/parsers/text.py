@@ -14,6 +14,7 @@ from typing import Callable, Iterator
 
 from courserag.errors import CorruptFileError, EmptyFileError
 from courserag.messages import Notice
+from courserag.parsers.cleanup import fix_ligatures
 from courserag.records import Section
 from courserag.settings import Limits
 
@@ -42,11 +43,12 @@ _NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f\ufffd]")
 
 
 def clean(text: str) -> str:
-    """Unix newlines, no ANSI colour codes, no control characters (tabs and newlines stay)."""
+    """Unix newlines, no ANSI colour codes, no control characters (tabs and newlines stay),
+    no ligature characters ("ﬁ" -> "fi", see cleanup.py)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    return _CONTROL.sub("", text)
+    return fix_ligatures(_CONTROL.sub("", text))
 
 
 def squash(text: str) -> str:
