@@ -40,6 +40,7 @@ from courserag.settings import Settings, secret
 from courserag.stores import build_store, store_healths
 from courserag.stores.base import CourseStore, FileRecord
 from courserag.textnorm import is_chinese, word_tokens
+from courserag.upload_progress import PendingUpload, PendingUploads, UploadProgress, embed_with_progress
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ class RagEngine:
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
         )
         self._build_lock = threading.Lock()
+        self._pending = PendingUploads()
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
 
@@ -109,6 +111,11 @@ class RagEngine:
     def course(self, course_id: str) -> Course:
         """The course, or UnknownCourseError naming the known ids."""
         return self.directory.get(course_id)
+
+    def reload_courses(self) -> None:
+        """Read the course directory again (after an instructor edited a course's name,
+        description or examples); ConfigError leaves the current one in place."""
+        self.directory = load_course_directory(self.settings.course_directory)
 
     def index_status(self, course_id: str) -> IndexStatus:
         """Whether the course can be searched, and how much it holds; never raises for the store."""
@@ -159,9 +166,28 @@ class RagEngine:
 
     # -- uploads ------------------------------------------------------------------------
 
-    def add_upload(self, session_id: str, path: Path, display_name: str | None = None) -> UploadResult:
-        """Parse, chunk, embed and index one uploaded file into the session's pool."""
+    def add_upload(
+        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None
+    ) -> UploadResult:
+        """Parse, chunk, embed and index one uploaded file into the session's pool.
+
+        Until it is searchable the file is listed by `pending_uploads`, and `progress` (when
+        given) hears each step: reading, then indexing with units (pages…) done of total.
+        """
         name = safe_display_name(display_name or Path(path).name)
+
+        def report(pending: PendingUpload) -> None:
+            self._pending.set(session_id, pending)
+            if progress is not None:
+                progress(pending)
+
+        report(PendingUpload(name))
+        try:
+            return self._add_upload(session_id, path, name, report)
+        finally:
+            self._pending.finish(session_id, name)
+
+    def _add_upload(self, session_id: str, path: Path, name: str, report: UploadProgress) -> UploadResult:
         try:
             size = file_size(path, name, self.settings.limits)
             pool = self.sessions.get(session_id)
@@ -175,13 +201,19 @@ class RagEngine:
             uploaded = UploadedFile(
                 name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
             )
-            added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
+            indexing = PendingUpload(name, "indexing", 0, ingested.units, ingested.unit)
+            report(indexing)
+            added = pool.add_file(uploaded, ingested.chunks, embed_with_progress(self._embed_texts, indexing, report))
             return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:
             error = IngestError(name, "file_unreadable", detail=exc.strerror or "I/O error")
             return UploadResult(name, False, failure=error.notice)
+
+    def pending_uploads(self, session_id: str | None) -> list[PendingUpload]:
+        """The session's files that are being read or indexed (not searchable yet)."""
+        return self._pending.of(session_id)
 
     def remove_upload(self, session_id: str, name: str) -> bool:
         pool = self.sessions.peek(session_id)
@@ -308,7 +340,7 @@ class RagEngine:
             "answer": (now - answer_started) * 1000,
             "total": (now - started) * 1000,
         }
-        self._log_gaps(answer, scope)
+        self._log_gaps(answer, scope, session_id)
         yield answer
 
     def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer) -> Iterator[str]:
@@ -327,15 +359,18 @@ class RagEngine:
             answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
             answer.answer = self._extractive(question, retrieval)
 
-    def _log_gaps(self, answer: Answer, scope: str) -> None:
-        """Refused questions and cited course files feed the instructor's content-gap view."""
+    def _log_gaps(self, answer: Answer, scope: str, session_id: str | None = None) -> None:
+        """Refused questions and cited course files feed the instructor's content-gap view.
+
+        A refusal is not a course gap when the question was about the learner's notes
+        (scope "notes") or while some of their notes were still being indexed."""
         if self.gap_log is None:
             return
         try:
-            if answer.refused and scope != "notes":
+            if answer.refused and scope != "notes" and not (scope == "both" and self.pending_uploads(session_id)):
                 self.gap_log.log_refused(answer.question, answer.course_id, scope)
             elif not answer.refused:
-                self.gap_log.log_citations(answer.course_id, answer.citations)
+                self.gap_log.log_citations(answer.course_id, answer.citations, answer.answer)
         except OSError:
             log.exception("could not write the content-gap logs")
 

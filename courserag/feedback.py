@@ -1,15 +1,21 @@
 """Learner feedback and the content-gap logs, as JSON lines under DATA_DIR.
 
-Three append-only files:
+Four append-only files:
 
 - `feedback.jsonl`: one record per thumbs up/down (a comment added later appends the same
   record again with the comment; readers keep the last record of each id).
 - `refused_questions.jsonl`: questions the assistant could not answer from the course.
 - `citations.jsonl`: which course files answers cited (course materials only).
+- `gaps_resolved.jsonl`: content gaps an instructor marked as resolved.
 
 Nothing a learner uploaded is ever written here: citations keep only file, locator and
 origin (never the cited text), and when an answer quotes the learner's own notes its text
 is withheld. The instructor tab reads these files for "most-cited files" and "content gaps".
+
+Attribution: an answer is charged only to the sources its text cites ([n], see cited.py),
+so a 👎 on an answer drawn from the learner's notes is not charged to a course file that was
+merely consulted; and such an answer, being about private notes, is no content gap.
+Gaps are grouped by question (case, spacing and end punctuation aside) with a count.
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from courserag.cited import cited_numbers, split_cited
+
 log = logging.getLogger(__name__)
 
 FEEDBACK_FILE = "feedback.jsonl"
 REFUSED_FILE = "refused_questions.jsonl"
 CITATIONS_FILE = "citations.jsonl"
+RESOLVED_FILE = "gaps_resolved.jsonl"
 VOTES = ("up", "down")
 MAX_QUESTION_CHARS = 2000
 MAX_ANSWER_CHARS = 8000
@@ -42,6 +51,24 @@ def _now() -> str:
 def _clip(text: object, limit: int) -> str:
     text = str(text or "")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def gap_key(question: str) -> str:
+    """What makes two questions the same gap: "Is there a final?" == "is there a  final ？"."""
+    return " ".join(str(question or "").casefold().split()).rstrip(" ?？.。!！")
+
+
+def charged_citations(record: dict) -> list[dict]:
+    """The citations a feedback record charges: those its answer cited (`cited`, stored with
+    the vote), or all of them for records written before that was stored."""
+    citations = list(record.get("citations") or [])
+    cited = record.get("cited")
+    return [c for c in citations if c.get("n") in cited] if cited else citations
+
+
+def is_about_notes(record: dict) -> bool:
+    """A rated answer that cites the learner's own notes is about them, not the course."""
+    return any(c.get("origin") == "upload" for c in charged_citations(record))
 
 
 def safe_citations(citations: Iterable[dict]) -> list[dict]:
@@ -65,6 +92,7 @@ class FeedbackLog:
         self.feedback_path = self.data_dir / FEEDBACK_FILE
         self.refused_path = self.data_dir / REFUSED_FILE
         self.citations_path = self.data_dir / CITATIONS_FILE
+        self.resolved_path = self.data_dir / RESOLVED_FILE
         self._lock = threading.Lock()
 
     # -- writing ------------------------------------------------------------------------
@@ -95,6 +123,8 @@ class FeedbackLog:
             raise ValueError(f"vote must be one of {VOTES}, but got {vote!r}")
         cites = safe_citations(citations)
         quotes_notes = any(c["origin"] == "upload" for c in cites)
+        numbers = {c["n"] for c in cites}
+        cited = [n for n in cited_numbers(answer) if n in numbers]
         record = {
             "id": feedback_id or uuid.uuid4().hex,
             "timestamp": _now(),
@@ -105,6 +135,7 @@ class FeedbackLog:
             "answer": ANSWER_WITHHELD if quotes_notes else _clip(answer, MAX_ANSWER_CHARS),
             "answer_withheld": quotes_notes,
             "citations": cites,
+            "cited": cited,  # the numbers the answer marks; [] when it marks none
             "refused": bool(refused),
             "scope": scope,
             "mode": mode,
@@ -131,8 +162,15 @@ class FeedbackLog:
             {"timestamp": _now(), "course": course_id, "scope": scope, "question": _clip(question, MAX_QUESTION_CHARS)},
         )
 
-    def log_citations(self, course_id: str, citations: Sequence[dict]) -> None:
-        """Which course files an answer cited; the learner's own notes are not logged."""
+    def resolve_gap(self, course_id: str, key: str) -> None:
+        """An instructor dealt with a gap: it is hidden until the question is asked again."""
+        self._append(self.resolved_path, {"timestamp": _now(), "course": course_id, "key": gap_key(key)})
+
+    def log_citations(self, course_id: str, citations: Sequence[dict], answer: str | None = None) -> None:
+        """Which course files an answer cited (those its text marks, when `answer` is given);
+        the learner's own notes are not logged."""
+        if answer is not None:
+            citations, _ = split_cited(citations, answer)
         sources = sorted({str(c.get("source")) for c in citations if c.get("origin") == "course"})
         if sources:
             self._append(self.citations_path, {"timestamp": _now(), "course": course_id, "sources": sources})
@@ -169,8 +207,9 @@ class FeedbackLog:
     def refused(self, course_id: str | None = None) -> list[dict]:
         return [r for r in self._read(self.refused_path) if course_id is None or r.get("course") == course_id]
 
-    def content_gaps(self, course_id: str | None = None, limit: int = 50) -> list[dict]:
-        """Refused questions and thumbed-down answers, newest first."""
+    def content_gaps(self, course_id: str | None = None, limit: int | None = 50) -> list[dict]:
+        """Refused questions and thumbed-down answers (not those about the learner's own
+        notes), newest first."""
         rows = [
             {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "refused",
              "question": r.get("question", ""), "comment": ""}
@@ -178,12 +217,39 @@ class FeedbackLog:
         ]
         rows += [
             {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "thumbs down",
-             "question": r.get("question", ""), "comment": r.get("comment", "")}
+             "question": r.get("question", ""), "comment": r.get("comment", ""),
+             "files": sorted({str(c.get("source")) for c in charged_citations(r) if c.get("origin") == "course"})}
             for r in self.feedback(course_id)
-            if r.get("vote") == "down"
+            if r.get("vote") == "down" and not is_about_notes(r)
         ]
         rows.sort(key=lambda row: row["timestamp"], reverse=True)
         return rows[:limit]
+
+    def gap_groups(self, course_id: str, limit: int = 50) -> list[dict]:
+        """Open content gaps grouped by question, most asked first: for each, the latest
+        wording, how often it was refused or thumbed down since it was last resolved, when it
+        was last asked, the comments and the course files the thumbed-down answers cited."""
+        resolved: dict[str, str] = {}
+        for record in self._read(self.resolved_path):
+            if record.get("course") == course_id:
+                resolved[str(record.get("key"))] = max(resolved.get(str(record.get("key")), ""), str(record.get("timestamp")))
+        groups: dict[str, dict] = {}
+        for row in self.content_gaps(course_id, limit=None):
+            key = gap_key(row["question"])
+            if not key or str(row["timestamp"]) <= resolved.get(key, ""):
+                continue
+            group = groups.setdefault(key, {
+                "key": key, "question": row["question"], "count": 0, "refused": 0, "down": 0,
+                "last": row["timestamp"], "comments": [], "files": [],
+            })
+            group["count"] += 1
+            group["refused" if row["kind"] == "refused" else "down"] += 1
+            if row["comment"]:
+                group["comments"].append(row["comment"])
+            group["files"] += [f for f in row.get("files", ()) if f not in group["files"]]
+        ordered = sorted(groups.values(), key=lambda g: g["last"], reverse=True)  # newest first…
+        ordered.sort(key=lambda g: -g["count"])  # …within the same count (a stable sort)
+        return ordered[:limit]
 
     def most_cited(self, course_id: str, limit: int = 10) -> list[tuple[str, int, int, int]]:
         """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first."""
@@ -194,7 +260,7 @@ class FeedbackLog:
         ups: Counter[str] = Counter()
         downs: Counter[str] = Counter()
         for record in self.feedback(course_id):
-            sources = {c.get("source") for c in record.get("citations", []) if c.get("origin") == "course"}
+            sources = {c.get("source") for c in charged_citations(record) if c.get("origin") == "course"}
             target = ups if record.get("vote") == "up" else downs if record.get("vote") == "down" else None
             if target is not None:
                 target.update(str(s) for s in sources)

@@ -286,6 +286,52 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the language model at {host} stopped before finishing its answer",
         "zh": "语言模型（{host}）未能完成回答",
     },
+    # -- the Study and Instructor tabs, and what they show (issue 12) -------------------
+    # Parser warnings: what a file held that is not read (parsers/office.py).
+    "equation_dropped": {"en": "1 equation could not be read and was left out", "zh": "有 1 个公式无法读取，已略去"},
+    "equations_dropped": {
+        "en": "{count} equations could not be read and were left out",
+        "zh": "有 {count} 个公式无法读取，已略去",
+    },
+    "image_dropped": {"en": "1 image was left out: only text is read", "zh": "有 1 张图片被略去：只读取文字"},
+    "images_dropped": {"en": "{count} images were left out: only text is read", "zh": "有 {count} 张图片被略去：只读取文字"},
+    # Course edits and course files from the instructor tab (course_edit.py, instructor.py).
+    "course_name_empty": {"en": "the course name cannot be empty", "zh": "课程名称不能为空"},
+    "course_description_empty": {"en": "the course description cannot be empty", "zh": "课程简介不能为空"},
+    "course_name_too_long": {
+        "en": "the course name is {chars} characters long; keep it under {limit}",
+        "zh": "课程名称有 {chars} 个字符，请控制在 {limit} 个字符以内",
+    },
+    "course_description_too_long": {
+        "en": "the description is {chars} characters long; keep it under {limit}",
+        "zh": "课程简介有 {chars} 个字符，请控制在 {limit} 个字符以内",
+    },
+    "course_too_many_examples": {
+        "en": "{count} example questions were given; at most {limit} are shown",
+        "zh": "填写了 {count} 个示例问题，最多只能显示 {limit} 个",
+    },
+    "course_example_too_long": {
+        "en": "an example question is {chars} characters long; keep each under {limit}",
+        "zh": "有一个示例问题长达 {chars} 个字符，每个问题请控制在 {limit} 个字符以内",
+    },
+    "course_list_unwritable": {
+        "en": "the course list could not be saved ({detail})",
+        "zh": "无法保存课程列表（{detail}）",
+    },
+    "course_file_missing": {"en": "{name} is not a file of this course", "zh": "{name} 不是本课程的文件"},
+    "course_file_unwritable": {
+        "en": "{name} could not be saved in the course folder ({detail})",
+        "zh": "无法把 {name} 保存到课程文件夹（{detail}）",
+    },
+    "course_file_added": {"en": "✓ {name} was added to the course", "zh": "✓ 已将 {name} 添加到课程"},
+    "build_busy": {
+        "en": "another index build is running; try again when it has finished",
+        "zh": "另一个索引构建正在进行，请稍后再试",
+    },
+    "course_file_not_indexed": {
+        "en": "✗ {name} was not added: {reason}",
+        "zh": "✗ 未添加 {name}：{reason}",
+    },
 }
 
 
