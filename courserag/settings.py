@@ -1,6 +1,6 @@
 """One frozen settings object, read once from the environment and passed down.
 
-Secrets (LLM_API_KEY, WEAVIATE_API_KEY, INSTRUCTOR_TOKEN) are not stored here: they are read
+Secrets (LLM_API_KEY, WEAVIATE_API_KEY, INSTRUCTOR_TOKEN(S)) are not stored here: they are read
 when used, through `secret()`, so they cannot end up in a repr, a log line or the UI.
 """
 
@@ -158,7 +158,7 @@ class Settings:
             llm_model=get("LLM_MODEL", base.llm_model),
             llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
             session_idle_minutes=get("SESSION_IDLE_MINUTES", base.session_idle_minutes, float),
-            instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN")),
+            instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN") or env.get("INSTRUCTOR_TOKENS")),
             host=get("HOST", get("GRADIO_SERVER_NAME", "0.0.0.0" if on_space else base.host)),
             port=get("PORT", get("GRADIO_SERVER_PORT", base.port, int), int),
             build_index_on_start=get("BUILD_INDEX_ON_START", "1" if on_space else "0") == "1",
