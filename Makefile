@@ -1,5 +1,6 @@
 # Two commands: `make run` (set up, build the sample index, serve on 127.0.0.1:7860) and
-# `make test` (set up, then the whole suite). Everything installs from the package registries.
+# `make test` (set up, then the whole suite). Everything installs from the package registries
+# (PyPI, Debian's chromium, and axe-core from npm for the accessibility scan).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -32,6 +33,7 @@ run: index
 
 browser:
 	bash scripts/ensure_chromium.sh
+	bash scripts/ensure_axe.sh
 
 test: setup-dev browser
 	$(PY) -m pytest

@@ -1,12 +1,14 @@
 """The Hugging Face Space entry point: `python app.py` serves the study assistant.
 
 HOST / PORT choose the address (default 127.0.0.1:7860; 0.0.0.0 on a Space, where SPACE_ID
-is set; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT work too). The app starts even when a course
-has no index yet: its answers then come from the learner's uploads, and the course card
-says to run `python build_weaviate_index.py`.
+is set; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT work too). A port already in use is one
+line on stderr and exit status 1. The app starts even when a course has no index yet: its
+answers then come from the learner's uploads, and the course card says to run
+`python build_weaviate_index.py`.
 """
 
 import os
+import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -17,18 +19,42 @@ quiet_environment()
 from courserag.ui import build_demo, launch_options  # noqa: E402
 
 
-def main() -> None:
+def port_in_use(host: str, port: int) -> bool:
+    """Whether another process already listens on host:port (checked before the slow start)."""
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def main() -> int:
     from courserag.engine import RagEngine
     from courserag.settings import Settings
     from courserag.startup import prepare
 
     configure_logging()
     settings = Settings.from_env()
+    in_use = f"error: port {settings.port} on {settings.host} is already in use; set PORT to a free port (e.g. PORT=7861)"
+    if port_in_use(settings.host, settings.port):
+        print(in_use, file=sys.stderr)
+        return 1
     engine = RagEngine.from_settings(settings)
     prepare(engine, settings)
     demo = build_demo(engine, settings)
-    demo.queue().launch(server_name=settings.host, server_port=settings.port, show_error=False, **launch_options(settings))
+    try:
+        demo.queue().launch(
+            server_name=settings.host, server_port=settings.port, show_error=False, **launch_options(settings, demo)
+        )
+    except OSError as exc:  # taken between the check and the start: still one line
+        print(in_use if "port" in str(exc).lower() else f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

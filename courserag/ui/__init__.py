@@ -1,15 +1,20 @@
 """The Gradio app: `build_demo(engine, settings) -> gr.Blocks`.
 
-- texts.py: the interface's words (EN/ZH); labels.py: one table of translated labels
-- render.py: every HTML/Markdown block (answers, citations, uploads, course card)
-- study.py + layout.py: the Study tab's handlers and widgets
-- instructor_tab.py: the Instructor tab (token-checked on every call)
+- texts.py (+ texts_instructor.py): the interface's words (EN/ZH); labels.py: one table of
+  translated labels; locators.py: "page 3" / "第 3 页"
+- render.py: every HTML/Markdown block (answers, citations, uploads, course card);
+  sources.py: what the source panel shows of a passage; client.js: the panel itself
+- study.py + layout.py: the Study tab's handlers and widgets; persist.py: what a reload keeps
+- instructor_tab.py + instructor_views.py: the Instructor tab (token-checked on every call)
+- files.py: the route that opens course files at the cited place
 - sessions.py: which browser tab owns which upload pool; theme.py: look and launch options
 
 Session identity: each browser tab gets its own random id in a `gr.State` (set on load, or
-on first upload for API clients). The id keys the engine's upload pool; it is released when
-the tab closes (`demo.unload`), when Gradio drops the state (`delete_callback`), or by the
-engine's idle sweep.
+on first upload for API clients), also kept in the browser's storage so that a reload adopts
+it. The id keys the engine's upload pool; it is released when the tab closes (`demo.unload`),
+when Gradio drops the state (`delete_callback`), or by the engine's idle sweep.
+
+Launch with `demo.queue().launch(**launch_options(settings, demo))`.
 """
 
 from __future__ import annotations
@@ -19,25 +24,29 @@ from pathlib import Path
 import gradio as gr
 
 from courserag.settings import Settings
+from courserag.ui.files import routes
 from courserag.ui.instructor_tab import InstructorTab
 from courserag.ui.labels import Labels
 from courserag.ui.layout import build_study_tab
 from courserag.ui.render import course_file_url, escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
+from courserag.ui.sessions import valid_sid
 from courserag.ui.study import StudyApp
 from courserag.ui.texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.theme import launch_options
-from courserag.ui.sessions import valid_sid
 
 __all__ = [
     "StudyApp", "build_demo", "launch_options", "course_file_url", "escape_markdown_html", "format_answer",
     "render_citations", "render_upload_log", "upload_line",
 ]
 
-# Reads the browser's language first, so the session id, the course card and the labels all
-# come back in that language with the one load event.
+# Reads the browser's language, so the session id, the course card and the labels all come
+# back in that language with the one load event (a language kept from before a reload wins).
 _BROWSER_LANG_JS = (
-    "(sid, course, lang) => [sid, course, (navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en']"
+    "(stored, sid, course, lang) => [stored, sid, course, "
+    "(navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en']"
 )
+_SET_LANG_JS = "(lang) => { if (window.crSetLang) window.crSetLang(lang); }"
+_RELABEL_JS = "(lang, course, sid) => { if (window.crSetLang) window.crSetLang(lang); return [lang, course, sid]; }"
 
 
 def _header(lang: str) -> str:
@@ -45,9 +54,9 @@ def _header(lang: str) -> str:
 
 
 def build_demo(engine, settings: Settings) -> gr.Blocks:
-    """The whole app over one engine; launch it with `demo.queue().launch(**launch_options(settings))`."""
+    """The whole app over one engine; launch it with `launch_options(settings, demo)`."""
     app = StudyApp(engine, settings)
-    instructor = InstructorTab(engine, app.feedback, on_built=app.forget_index_status)
+    instructor = InstructorTab(engine, app.feedback, settings, on_built=app.forget_index_status)
     docs = [d for d in app.docs_by_course.values() if Path(d).is_dir()]
     if docs:
         gr.set_static_paths(docs)
@@ -55,18 +64,19 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
     with gr.Blocks(title=t("en", "title"), delete_cache=(1800, 3600)) as demo:
         sid = gr.State(None, delete_callback=app.sessions.release_sid)
         with gr.Row(equal_height=True, elem_id="cr-top"):
-            labels.add(gr.Markdown, elem_classes=["cr-header"], min_width=320, text={"value": _header})
+            labels.add(gr.Markdown, elem_classes=["cr-header"], min_width=280, text={"value": _header})
             lang = gr.Radio(LANG_CHOICES, value="en", show_label=False, container=False, elem_id="cr-lang",
-                            scale=0, min_width=220)
+                            scale=0, min_width=200)
         with gr.Tabs():
             study = build_study_tab(app, labels, lang, sid)
             instructor.build_tab(labels, app.course_choices(), app.default_course(), settings.instructor_enabled, lang)
 
         demo.load(
-            app.on_load, [sid, study.course, lang],
-            [sid, lang, study.course_card, study.notes, study.remove_names, *study.example_buttons],
+            app.on_load, [study.stored, sid, study.course, lang],
+            [sid, lang, study.course, study.scope, study.course_card, study.session_note, study.notes,
+             study.upload_names, study.chat, study.turns, *study.example_buttons],
             api_visibility="private", js=_BROWSER_LANG_JS,
-        )
+        ).then(None, [lang], None, js=_SET_LANG_JS)
         demo.unload(app.on_unload)
 
         def relabel(lang_value, course_id, sid_value):
@@ -78,6 +88,7 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
         lang.change(
             relabel, [lang, study.course, sid],
             [*labels.components, study.course_card, study.course_status, study.notes, study.remove_names],
-            api_visibility="private", queue=False,
-        )
+            api_visibility="private", queue=False, js=_RELABEL_JS,
+        ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], study.stored, api_visibility="private")
+    demo.cr_routes = routes(lambda course_id: app.docs_by_course.get(course_id))
     return demo

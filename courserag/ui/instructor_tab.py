@@ -1,171 +1,266 @@
-"""The Instructor tab: unlock with INSTRUCTOR_TOKEN, index statistics, rebuilds, content gaps,
-batch test questions.
+"""The Instructor tab: unlock with a token, manage the course's files and details, update or
+rebuild its index (a rebuild asks first, and learners keep the current index until the new
+one is switched in), statistics, feedback and content gaps, batch test questions.
 
-The tab is shown when the server was started with INSTRUCTOR_TOKEN, but hiding it is a
-courtesy, not the lock: every handler re-checks the token (courserag.instructor.check_token),
-and the handlers are private (not callable through the client libraries).
+The tab is shown when the server was started with INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS,
+but hiding it is a courtesy, not the lock: every handler re-checks the token for the course
+it acts on (courserag.instructor.check_token), and the handlers are private (not callable
+through the client libraries). Words and tables come from instructor_views.py.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
-from typing import Callable
+import queue
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
 
 import gradio as gr
 
 from courserag.errors import CourseRagError
-from courserag.instructor import InstructorTools, check_token
+from courserag.instructor import InstructorTools, check_token, token_courses
+from courserag.messages import Notice
+from courserag.settings import Settings
+from courserag.ui import instructor_views as views
 from courserag.ui.labels import Labels
+from courserag.ui.locators import say_locator
 from courserag.ui.texts import normalize_lang, t
 
 _LOCK_MESSAGE = {"disabled": "instr_disabled", "missing": "instr_locked", "wrong": "instr_wrong"}
-
-
-@dataclass(frozen=True)
-class InstructorView:
-    """Everything an instructor handler shows; `outputs()` orders it for the wiring."""
-
-    status: str
-    unlocked: bool
-    summary: str = ""
-    stats: str = ""
-    files: list = field(default_factory=list)
-    cited: list = field(default_factory=list)
-    gaps: list = field(default_factory=list)
-
-    def outputs(self) -> tuple:
-        """(status, panel, summary, stats, files, cited, gaps)."""
-        return (self.status, gr.update(visible=self.unlocked), self.summary, self.stats, self.files, self.cited, self.gaps)
+_DONE = object()
+_HIDDEN = {"visible": False}
 
 
 class InstructorTab:
     """Handlers of the tab, over the learners' engine and feedback log."""
 
-    def __init__(self, engine, feedback, on_built: Callable[[str], None] | None = None):
-        self.tools = InstructorTools(engine, feedback)
+    def __init__(self, engine, feedback, settings: Settings | None = None, on_built: Callable[[str], None] | None = None):
+        self.tools = InstructorTools(engine, feedback, settings)
+        self.engine = engine
         self.feedback = feedback
         self.on_built = on_built  # e.g. forget the cached course card after a build
 
-    def _locked(self, token, lang: str) -> InstructorView | None:
-        state = check_token(token)
-        return None if state == "ok" else InstructorView(t(lang, _LOCK_MESSAGE[state]), False)
+    # -- the lock -------------------------------------------------------------------------
 
-    def _stats_text(self, course_id: str) -> tuple[str, list, list, list]:
-        stats = self.tools.stats(course_id)
-        health = stats.health
-        primary, *fallbacks = health.stores
-        lines = [f"**Store in use:** `{primary.name}` {'✓' if primary.ok else '✗'} {html.escape(primary.detail)}"]
-        lines += [f"**Fallback store:** `{fb.name}` {'✓' if fb.ok else '✗'}" for fb in fallbacks]
-        lines.append(f"**{html.escape(course_id)}:** {len(stats.files)} files, {stats.chunks} passages indexed")
-        if stats.error:
-            lines.append(f"⚠️ {html.escape(stats.error)}")
-        mode = f"LLM `{html.escape(health.llm_model)}`" if health.answer_mode == "llm" else "extractive (no LLM configured)"
-        backend = f" ({html.escape(health.embedding_backend)})" if health.embedding_backend else ""
-        lines.append(f"**Answers:** {mode} · **Embedding model:** `{html.escape(health.embedding_model)}`{backend}")
-        lines.append(f"**Learner sessions with uploads:** {health.sessions}")
-        files = [[name, chunks] for name, chunks in stats.files]
-        cited = [list(row) for row in self.feedback.most_cited(course_id)]
-        gaps = [
-            [str(r["timestamp"])[:16].replace("T", " "), r["kind"], r["question"], r["comment"]]
-            for r in self.feedback.content_gaps(course_id)
-        ]
-        return "\n\n".join(lines), files, cited, gaps
+    def _locked(self, token, course_id, lang: str) -> str | None:
+        """None when `token` may act on `course_id`, else what to say."""
+        state = check_token(token, course_id)
+        if state == "ok":
+            return None
+        if state == "wrong" and token_courses(token, [c.id for c in self.engine.courses]):
+            return t(lang, "instr_wrong_course")
+        return t(lang, _LOCK_MESSAGE[state])
 
-    def _unlocked_view(self, course_id: str, lang: str, summary: str = "") -> InstructorView:
+    def _allowed(self, token) -> list[str]:
+        return token_courses(token, [c.id for c in self.engine.courses])
+
+    # -- what the panel shows ---------------------------------------------------------------
+
+    def _tables(self, course_id: str, lang: str) -> tuple:
+        """(stats, files, cited, gaps, gap choices, removable files)."""
         try:
-            stats, files, cited, gaps = self._stats_text(course_id)
+            stats = views.stats_markdown(self.tools.stats(course_id), lang)
         except CourseRagError as exc:
-            return InstructorView(t(lang, "instr_unlocked"), True, summary, f"⚠️ {html.escape(exc.say(lang))}")
-        return InstructorView(t(lang, "instr_unlocked"), True, summary, stats, files, cited, gaps)
+            stats = f"⚠️ {html.escape(exc.say(lang))}"
+        files = self.tools.files(course_id)
+        groups = self.feedback.gap_groups(course_id)
+        return (
+            stats, views.files_table(files, lang), views.cited_table(self.feedback.most_cited(course_id), lang),
+            views.gaps_table(groups, lang), gr.update(choices=views.gap_choices(groups), value=[]),
+            gr.update(choices=[f.source for f in files], value=None),
+        )
+
+    def _empty_tables(self, lang: str) -> tuple:
+        return ("", views.files_table([], lang), views.cited_table([], lang), views.gaps_table([], lang),
+                gr.update(choices=[], value=[]), gr.update(choices=[], value=None))
 
     def unlock(self, token, course_id, lang):
-        """Outputs: status, panel, stats, files, cited, gaps."""
+        """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
+        examples, gap picker, file picker."""
         lang = normalize_lang(lang)
-        view = self._locked(token, lang) or self._unlocked_view(course_id, lang)
-        status, panel, _summary, *rest = view.outputs()
-        return (status, panel, *rest)
+        allowed = self._allowed(token)
+        if allowed and course_id not in allowed:
+            course_id = allowed[0]  # a course's own token opens on that course
+        message = self._locked(token, course_id, lang)
+        if message:
+            stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+            return (message, gr.update(visible=False), stats, files, cited, gaps, gr.skip(), "", "", "", gap_pick, file_pick)
+        stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
+        course = self.engine.course(course_id)
+        choices = [(c.name, c.id) for c in self.engine.courses if c.id in allowed]
+        return (
+            t(lang, "instr_unlocked"), gr.update(visible=True), stats, files, cited, gaps,
+            gr.update(choices=choices, value=course_id), course.name, course.description, "\n".join(course.examples),
+            gap_pick, file_pick,
+        )
 
-    def build(self, token, course_id, rebuild, lang, progress=gr.Progress()):
-        """Outputs: status, panel, summary, stats, files, cited, gaps."""
+    # -- builds, with a progress bar --------------------------------------------------------
+
+    def _run(self, work: Callable[[Callable[[int, int, str], None]], object], lang: str) -> Iterator:
+        """Run `work(progress)` in a thread; yield progress HTML while it runs, then
+        ("done", result) or ("error", exception)."""
+        events: queue.Queue = queue.Queue()
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                outcome["done"] = work(lambda done, total, name: events.put((done, total, name)))
+            except Exception as exc:  # noqa: BLE001 - shown to the instructor below
+                outcome["error"] = exc
+            finally:
+                events.put(_DONE)
+
+        threading.Thread(target=run, name="instructor-build", daemon=True).start()
+        while (item := events.get()) is not _DONE:
+            while not events.empty():  # show the latest step only
+                newer = events.get()
+                if newer is _DONE:
+                    events.put(_DONE)
+                    break
+                item = newer
+            done, total, name = item
+            yield views.progress_html(done - 1, total, name, lang)
+        yield ("error", outcome["error"]) if "error" in outcome else ("done", outcome.get("done"))
+
+    def _build_outputs(self, course_id, lang, status, summary, progress="", hide_confirm=True) -> tuple:
+        """status, panel, summary, stats, files, cited, gaps, progress, confirm box, gap picker, file picker."""
+        stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
+        confirm = gr.update(visible=False) if hide_confirm else gr.skip()
+        return (status, gr.update(visible=True), summary, stats, files, cited, gaps, progress, confirm, gap_pick, file_pick)
+
+    def _locked_build(self, message: str, lang: str) -> tuple:
+        stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+        return (message, gr.update(visible=False), "", stats, files, cited, gaps, "", gr.update(visible=False), gap_pick, file_pick)
+
+    def _building(self, course_id, lang, work) -> Iterator[tuple]:
+        """Run a build-like `work` with progress; the last output has its summary."""
+        skip = (gr.skip(),) * 8
+        for step in self._run(work, lang):
+            if isinstance(step, str):
+                yield (gr.skip(), gr.skip(), gr.skip(), *skip[:4], step, *skip[:3])
+                continue
+            kind, value = step
+            if kind == "error":
+                message = value.say(lang) if isinstance(value, CourseRagError) else type(value).__name__
+                yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), f"⚠️ {html.escape(message)}")
+                return
+            summary = value[0] if isinstance(value, tuple) else value
+            notes = value[1] if isinstance(value, tuple) else []
+            text = t(lang, "instr_build_busy") if summary is None and not notes else ""
+            if summary is not None:
+                text = views.build_summary(summary, lang)
+                if self.on_built is not None:
+                    self.on_built(course_id)
+            lines = "\n\n".join(html.escape(n.text(lang)) for n in notes)
+            yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), "\n\n".join(p for p in (lines, text) if p))
+
+    def build(self, token, course_id, rebuild, lang):
+        """Update (or, with `rebuild`, redo) the course's index. Outputs: see _build_outputs."""
         lang = normalize_lang(lang)
-        locked = self._locked(token, lang)
-        if locked:
-            return locked.outputs()
+        message = self._locked(token, course_id, lang)
+        if message:
+            yield self._locked_build(message, lang)
+            return
+        yield from self._building(course_id, lang, lambda progress: self.tools.build(course_id, bool(rebuild), progress))
 
-        def report(done: int, total: int, name: str) -> None:
-            progress((done - 1) / max(total, 1), desc=f"{name} ({done}/{total})")
+    def rebuild(self, token, course_id, lang):
+        """The confirmed "rebuild from scratch"."""
+        yield from self.build(token, course_id, True, lang)
 
+    def ask_rebuild(self, token, course_id, lang):
+        """Outputs: confirm box, its question."""
+        lang = normalize_lang(lang)
+        if self._locked(token, course_id, lang):
+            return gr.update(visible=False), ""
+        course = self.engine.course(course_id)
+        count = len(self.tools.files(course_id))
+        return gr.update(visible=True), t(lang, "instr_rebuild_question", course=html.escape(course.name), files=count)
+
+    # -- course files ------------------------------------------------------------------
+
+    def add_files(self, token, course_id, files, lang):
+        """Store uploads in the course folder and index them. Outputs: see _build_outputs, + the file box."""
+        lang = normalize_lang(lang)
+        message = self._locked(token, course_id, lang)
+        if message:
+            yield (*self._locked_build(message, lang), None)
+            return
+        paths = [Path(getattr(f, "name", f)) for f in (files if isinstance(files, list) else [files] if files else [])]
+        uploads = [(path, path.name) for path in paths]
+        for output in self._building(course_id, lang, lambda progress: self.tools.add_files(course_id, uploads, progress)):
+            yield (*output, gr.skip())
+        yield (*(gr.skip(),) * 11, None)
+
+    def ask_remove(self, token, course_id, name, lang):
+        """Outputs: remove-confirm box, its question."""
+        lang = normalize_lang(lang)
+        if self._locked(token, course_id, lang):
+            return gr.update(visible=False), ""
+        if not name:
+            return gr.update(visible=True), t(lang, "instr_nothing_picked")
+        return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name))
+
+    def remove_file(self, token, course_id, name, lang):
+        """Delete the picked file and drop it from the index. Outputs: see _build_outputs."""
+        lang = normalize_lang(lang)
+        message = self._locked(token, course_id, lang)
+        if message:
+            yield self._locked_build(message, lang)
+            return
+
+        def work(progress):
+            summary = self.tools.remove_file(course_id, str(name or ""), progress)
+            return summary, [Notice("plain", {"text": t(lang, "instr_removed", name=name)})]
+
+        yield from self._building(course_id, lang, work)
+
+    # -- course details, gaps, batch -----------------------------------------------------
+
+    def save_details(self, token, course_id, name, description, examples, lang):
+        """Outputs: status, details note, course picker."""
+        lang = normalize_lang(lang)
+        message = self._locked(token, course_id, lang)
+        if message:
+            return message, "", gr.skip()
         try:
-            progress(0.0, desc=course_id)
-            summary = self.tools.build(course_id, bool(rebuild), report)
+            self.tools.edit_course(course_id, name, description, examples)
         except CourseRagError as exc:
-            return InstructorView(t(lang, "instr_unlocked"), True, f"⚠️ {html.escape(exc.say(lang))}").outputs()
-        text = t(lang, "instr_build_busy") if summary is None else "```\n" + summary.text() + "\n```"
-        if summary is not None and self.on_built is not None:
-            self.on_built(course_id)
-        return self._unlocked_view(course_id, lang, text).outputs()
+            return t(lang, "instr_unlocked"), f"⚠️ {html.escape(exc.say(lang))}", gr.skip()
+        choices = [(c.name, c.id) for c in self.engine.courses if c.id in self._allowed(token)]
+        return t(lang, "instr_unlocked"), t(lang, "instr_saved"), gr.update(choices=choices, value=course_id)
+
+    def resolve_gaps(self, token, course_id, keys, lang):
+        """Outputs: status, note, gaps table, gap picker."""
+        lang = normalize_lang(lang)
+        message = self._locked(token, course_id, lang)
+        if message:
+            return message, "", gr.skip(), gr.skip()
+        for key in keys or []:
+            self.feedback.resolve_gap(course_id, key)
+        groups = self.feedback.gap_groups(course_id)
+        note = t(lang, "instr_gap_resolved") if keys else ""
+        return (t(lang, "instr_unlocked"), note, views.gaps_table(groups, lang),
+                gr.update(choices=views.gap_choices(groups), value=[]))
 
     def batch(self, token, course_id, questions, lang):
         """Outputs: status, panel, results."""
         lang = normalize_lang(lang)
-        locked = self._locked(token, lang)
-        if locked:
-            return locked.status, gr.update(visible=False), []
+        message = self._locked(token, course_id, lang)
+        if message:
+            return message, gr.update(visible=False), views.batch_table([], lang)
         if not (questions or "").strip():
-            return t(lang, "instr_no_questions"), gr.update(visible=True), []
+            return t(lang, "instr_no_questions"), gr.update(visible=True), views.batch_table([], lang)
         try:
-            rows = self.tools.batch(course_id, questions)
+            rows = self.tools.batch(course_id, questions, describe=lambda loc: say_locator(loc, lang).split(" › ")[-1])
         except CourseRagError as exc:
-            return f"⚠️ {html.escape(exc.say(lang))}", gr.update(visible=True), []
-        return t(lang, "instr_unlocked"), gr.update(visible=True), rows
+            return f"⚠️ {html.escape(exc.say(lang))}", gr.update(visible=True), views.batch_table([], lang)
+        return t(lang, "instr_unlocked"), gr.update(visible=True), views.batch_table(rows, lang)
 
     # -- layout -------------------------------------------------------------------------
 
     def build_tab(self, labels: Labels, course_choices: list, first_course: str | None, visible: bool, lang_state):
         """The tab's widgets and wiring (inside an open gr.Blocks)."""
-        with labels.add(gr.Tab, id="instructor", elem_id="cr-tab-instructor", visible=visible, text={"label": "tab_instructor"}):
-            labels.add(gr.Markdown, text={"value": "instr_intro"})
-            with gr.Row(elem_id="cr-token-row"):
-                token = labels.add(gr.Textbox, type="password", scale=4, elem_id="cr-token", text={"label": "instr_token"})
-                unlock = labels.add(gr.Button, variant="primary", scale=1, elem_id="cr-unlock", text={"value": "instr_unlock"})
-            status = labels.add(gr.Markdown, elem_id="cr-instr-status", text={"value": "instr_locked"})
-            with gr.Column(visible=False, elem_id="cr-instr-panel") as panel:
-                with gr.Row(elem_id="cr-instr-actions"):
-                    course = labels.add(gr.Dropdown, course_choices, value=first_course, elem_id="cr-instr-course", scale=2,
-                                        text={"label": "instr_course"})
-                    rebuild = labels.add(gr.Checkbox, False, scale=2, elem_id="cr-rebuild", text={"label": "instr_rebuild_all"})
-                    build_btn = labels.add(gr.Button, variant="primary", scale=1, elem_id="cr-build", text={"value": "instr_build"})
-                    refresh = labels.add(gr.Button, scale=1, elem_id="cr-refresh", text={"value": "instr_refresh"})
-                summary = gr.Markdown("", elem_id="cr-build-summary")
-                labels.add(gr.Markdown, text={"value": lambda lg: f"### {t(lg, 'instr_stats')}"})
-                stats = gr.Markdown("", elem_id="cr-stats")
-                with gr.Row():
-                    files = labels.add(gr.Dataframe, headers=["file", "passages"], interactive=False,
-                                       elem_id="cr-files-table", wrap=True, text={"label": "instr_files"})
-                    cited = labels.add(gr.Dataframe, headers=["file", "times cited", "👍", "👎"], interactive=False,
-                                       elem_id="cr-cited-table", wrap=True, text={"label": "instr_cited"})
-                gaps = labels.add(gr.Dataframe, headers=["when (UTC)", "kind", "question", "comment"], interactive=False,
-                                  elem_id="cr-gaps-table", wrap=True, column_widths=["22%", "12%", "36%", "30%"],
-                                  text={"label": "instr_gaps"})
-                questions = labels.add(gr.Textbox, lines=4, elem_id="cr-batch-questions", text={"label": "instr_batch"})
-                batch_btn = labels.add(gr.Button, elem_id="cr-batch-run", text={"value": "instr_batch_run"})
-                batch_table = labels.add(gr.Dataframe, headers=["#", "question", "result", "answer", "sources", "ms"],
-                                         interactive=False, wrap=True, elem_id="cr-batch-table",
-                                         column_widths=["5%", "20%", "10%", "40%", "19%", "6%"], text={"label": "instr_batch_results"})
+        from courserag.ui.instructor_layout import build_instructor_tab
 
-        private = {"api_visibility": "private"}
-        unlock_inputs = [token, course, lang_state]
-        unlock_outputs = [status, panel, stats, files, cited, gaps]
-        unlock.click(self.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock", **private)
-        token.submit(self.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock_submit", **private)
-        refresh.click(self.unlock, unlock_inputs, unlock_outputs, api_name="instructor_refresh", **private)
-        course.input(self.unlock, unlock_inputs, unlock_outputs, api_name="instructor_course", **private)
-        build_btn.click(
-            self.build, [token, course, rebuild, lang_state], [status, panel, summary, stats, files, cited, gaps],
-            api_name="instructor_build", concurrency_limit=1, **private,
-        )
-        batch_btn.click(
-            self.batch, [token, course, questions, lang_state], [status, panel, batch_table],
-            api_name="instructor_batch", concurrency_limit=1, **private,
-        )
+        build_instructor_tab(self, labels, course_choices, first_course, visible, lang_state)

@@ -1,26 +1,39 @@
 """Everything the app shows as HTML or Markdown, rendered by pure functions.
 
-The one wording of upload results, citations, the course card and the notes table lives
-here (the words themselves in courserag/messages.py and courserag/ui/texts.py). Text from
-outside — answers quoting sources, file names, questions — is escaped here and nowhere else.
+The one wording of answers, citations, upload results, the notes table and the course card
+lives here (the words themselves in courserag/messages.py and courserag/ui/texts.py). Text
+from outside — answers quoting sources, file names, questions — is escaped here and nowhere
+else, and links in it are made inert: the only links in an answer are ours, to cited course
+files.
+
+An answer's `[n]` markers become buttons; its sources are listed cited first, the others
+under a collapsed "also consulted". Each source carries its passage (hidden, cleaned, the
+sentences the answer drew on marked) for the source panel (client.js), which opens when a
+marker or a source is clicked. The markup uses classes only: the chat strips other attributes.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import urllib.parse
 from pathlib import Path
 from typing import Sequence
 
+from courserag.cited import split_cited
 from courserag.courses import Course
 from courserag.messages import unit_word
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.session_pool import UploadedFile
+from courserag.ui.files import file_url, resolve
+from courserag.ui.locators import line_range, page_of, say_locator
+from courserag.ui.sources import CODE_TYPES, highlight, paragraphs
 from courserag.ui.texts import t
+from courserag.upload_progress import PendingUpload
 
-_PAGE = re.compile(r"\b(?:page|p\.|第)\s*(\d+)", re.IGNORECASE)
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+# What Markdown would turn into a link or an image: [text](url), <url>, bare URLs, www., e-mail.
+_LINKY = (("[", "&#91;"), ("]", "&#93;"), ("://", "&#58;//"), ("www.", "www&#46;"), ("@", "&#64;"))
 
 
 def escape_markdown_html(text: str) -> str:
@@ -29,71 +42,166 @@ def escape_markdown_html(text: str) -> str:
     return "".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
 
 
-def course_file_url(docs: Path, source: str, locator: str) -> str | None:
-    """A link to a course file served from its docs folder, at the cited page for PDFs.
-
-    Only files that resolve inside the course folder get a link; anything else (an upload,
-    a path that escapes the folder, a missing file) gets none.
-    """
-    try:
-        root = Path(docs).resolve()
-        path = (root / source).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
-            return None
-    except (OSError, ValueError):
-        return None
-    url = "gradio_api/file=" + urllib.parse.quote(path.as_posix())
-    match = _PAGE.search(locator or "")
-    if match and path.suffix.lower() == ".pdf":
-        url += f"#page={int(match.group(1))}"
-    return url
+def inert_links(text: str, marker=None) -> str:
+    """Markdown text with its link syntax defused outside code spans: a link written in an
+    uploaded note ("[click](http://…)", a bare "https://…") is shown, never made live.
+    Source markers "[n]" stay as they are, or become `marker(n)` when it is given."""
+    parts = _CODE_SPANS.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if not i % 2:
+            part = _MARKER.sub(lambda m: f"\x00{m.group(1)}\x01", part)
+            for raw, entity in _LINKY:
+                part = part.replace(raw, entity)
+            part = re.sub("\x00(\\d+)\x01", lambda m: marker(int(m.group(1))) if marker else f"[{m.group(1)}]", part)
+            part = part.replace("](", "]&#40;")  # "[1](http…)" would still be a link
+        out.append(part)
+    return "".join(out)
 
 
-def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str, Path]) -> str:
-    """The sources block under an answer, as one HTML block (no blank lines for Markdown)."""
-    if not citations:
-        return ""
-    rows = []
-    for cite in citations:
-        origin = "upload" if cite.get("origin") == "upload" else "course"
-        name = html.escape(str(cite.get("source", "")))
-        locator = html.escape(str(cite.get("locator", "")))
-        url = None
-        if origin == "course" and cite.get("course_id") in docs_by_course:
-            url = course_file_url(docs_by_course[cite["course_id"]], str(cite.get("source", "")), str(cite.get("locator", "")))
-        title = (
-            f'<a class="cr-file" href="{html.escape(url)}" target="_blank" rel="noopener" '
-            f'title="{html.escape(t(lang, "open_file"))}">{name}</a>'
-            if url
-            else f'<span class="cr-file">{name}</span>'
-        )
-        badge = f'<span class="cr-badge cr-{origin}">{t(lang, "origin_course" if origin == "course" else "origin_upload")}</span>'
-        text = str(cite.get("text", "")).replace("**", "")
-        passage = "<br>".join(html.escape(line) for line in text.splitlines() if line.strip())
-        rows.append(
-            f'<details class="cr-cite cr-cite-{origin}">'
-            f'<summary><span class="cr-n">[{int(cite.get("n", 0))}]</span> {title} '
-            f'<span class="cr-loc">· {locator}</span>{badge}</summary>'
-            f'<div class="cr-passage">{passage}</div></details>'
-        )
-    return (
-        f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>'
-        + "".join(rows)
-        + "</div>"
+def answer_text_html(text: str, lang: str) -> str:
+    """The answer's own words: escaped, links inert, and `[n]` as buttons that open source n."""
+    label = html.escape(t(lang, "open_passage"))
+    return inert_links(
+        escape_markdown_html(text),
+        lambda n: f'<button type="button" class="cr-ref" title="{label}">[{n}]</button>',
     )
 
 
-def format_answer(answer: Answer, lang: str, docs_by_course: dict[str, Path]) -> str:
-    """The assistant message: answer text, notices, then the citations block."""
-    parts = [escape_markdown_html(answer.answer.strip())]
-    if answer.refused:
-        parts.append(f"*{t(lang, 'refused_hint')}*")
-    for notice in answer.notices:
-        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(notice.text(lang))}")
-    block = render_citations(answer.citations, lang, docs_by_course)
+def course_link(docs_by_course: dict[str, Path], cite: dict) -> str | None:
+    """The URL of a cited course file at the cited place; None for uploads and for anything
+    that is not a file inside its course's folder."""
+    course_id = cite.get("course_id")
+    if cite.get("origin") == "upload" or course_id not in docs_by_course:
+        return None
+    source = str(cite.get("source", ""))
+    if resolve(docs_by_course[course_id], source) is None:
+        return None
+    return file_url(course_id, source, str(cite.get("locator", "")))
+
+
+def course_file_url(docs: Path, source: str, locator: str, course_id: str = "") -> str | None:
+    """Kept for callers of the old name: the link to a course file at the cited place."""
+    return course_link({course_id: docs}, {"course_id": course_id, "source": source, "locator": locator, "origin": "course"})
+
+
+def _passage_html(cite: dict, answer: str) -> str:
+    """The cited text as the panel shows it: paragraphs, the sentences the answer used marked."""
+    doc_type = str(cite.get("doc_type") or Path(str(cite.get("source", ""))).suffix.lstrip(".").lower())
+    number = int(cite.get("n", 0))
+    rows = []
+    for paragraph in paragraphs(str(cite.get("text", "")).replace("**", ""), doc_type):
+        if not paragraph.strip():
+            continue
+        pieces = highlight(paragraph, answer, number) if answer else [(paragraph, False)]
+        inner = "".join(f"<mark>{html.escape(p)}</mark>" if marked else html.escape(p) for p, marked in pieces)
+        rows.append(f'<div class="cr-para">{inner}</div>')
+    css = "cr-passage cr-code" if doc_type in CODE_TYPES else "cr-passage"
+    return f'<div class="{css}" hidden>{"".join(rows)}</div>'
+
+
+def _source_entry(cite: dict, lang: str, docs_by_course: dict[str, Path], answer: str) -> str:
+    origin = "upload" if cite.get("origin") == "upload" else "course"
+    name = html.escape(str(cite.get("source", "")))
+    locator = html.escape(say_locator(str(cite.get("locator", "")), lang))
+    badge = f'<span class="cr-badge cr-{origin}">{t(lang, "origin_course" if origin == "course" else "origin_upload")}</span>'
+    url = course_link(docs_by_course, cite)
+    if url:
+        raw_locator = str(cite.get("locator", ""))
+        suffix = Path(str(cite.get("source", ""))).suffix.lower()
+        if suffix in (".docx", ".pptx"):
+            title = t(lang, "download_original")
+        elif page_of(raw_locator) or line_range(raw_locator):
+            title = t(lang, "open_original_page", where=say_locator(raw_locator, lang))
+        else:
+            title = t(lang, "open_original")
+        original = (
+            f'<a class="cr-file" href="{html.escape(url)}" target="_blank" rel="noopener" '
+            f'title="{html.escape(title)}">{html.escape(t(lang, "original_link"))} ↗</a>'
+        )
+    else:
+        note = t(lang, "upload_not_kept") if origin == "upload" else ""
+        original = f'<span class="cr-note" hidden>{html.escape(note)}</span>'
+    opener = (
+        f'<button type="button" class="cr-open" title="{html.escape(t(lang, "open_passage"))}">'
+        f'<span class="cr-n">[{int(cite.get("n", 0))}]</span> <span class="cr-fname">{name}</span> '
+        f'<span class="cr-loc">· {locator}</span></button>'
+    )
+    return (
+        f'<div class="cr-cite cr-cite-{origin}">{opener}{badge} {original}'
+        f'<span class="cr-hl-note" hidden>{html.escape(t(lang, "panel_highlight"))}</span>'
+        f"{_passage_html(cite, answer)}</div>"
+    )
+
+
+def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str, Path], answer: str = "") -> str:
+    """The sources block under an answer, as one HTML block (no blank lines for Markdown):
+    the sources the answer cites, then the others under a collapsed "also consulted"."""
+    if not citations:
+        return ""
+    cited, consulted = split_cited(citations, answer)
+    rows = "".join(_source_entry(c, lang, docs_by_course, answer) for c in cited)
+    more = ""
+    if consulted:
+        more = (
+            f'<details class="cr-consulted"><summary>{html.escape(t(lang, "also_consulted", count=len(consulted)))}</summary>'
+            + "".join(_source_entry(c, lang, docs_by_course, answer) for c in consulted)
+            + "</details>"
+        )
+    return f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>'
+
+
+def refusal_hint(scope: str, lang: str) -> str:
+    """What to try after a refusal, given what was searched."""
+    return t(lang, {"course": "refused_hint_course", "notes": "refused_hint_notes"}.get(scope, "refused_hint_both"))
+
+
+def pending_note(pending: Sequence[PendingUpload], lang: str) -> str:
+    names = "、".join(p.name for p in pending) if lang == "zh" else ", ".join(p.name for p in pending)
+    return t(lang, "pending_note", files=names)
+
+
+def format_reply(
+    text: str,
+    refused: bool,
+    citations: Sequence[dict],
+    lang: str,
+    docs_by_course: dict[str, Path],
+    scope: str = "both",
+    notices: Sequence[str] = (),
+    pending: Sequence[PendingUpload] = (),
+) -> str:
+    """The assistant message: answer text, what to try or what was not searched yet, the
+    notices (already in `lang`), then the sources block. `pending` are the learner's files
+    that were still being indexed when the question was asked."""
+    parts = [answer_text_html(text.strip(), lang)]
+    if pending and scope in ("both", "notes"):
+        parts.append(f"> {inert_links(html.escape(pending_note(pending, lang)))}")
+    elif refused:
+        parts.append(f"*{refusal_hint(scope, lang)}*")
+    for notice in notices:
+        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(notice)}")
+    block = render_citations(list(citations), lang, docs_by_course, text)
     if block:
         parts.append(block)
     return "\n\n".join(parts)
+
+
+def answer_citations(answer: Answer) -> list[dict]:
+    """The answer's citations with each source's document type (how the panel lays it out)."""
+    return [dict(c, doc_type=item.hit.chunk.doc_type) for c, item in zip(answer.citations, answer.items)]
+
+
+def format_answer(
+    answer: Answer,
+    lang: str,
+    docs_by_course: dict[str, Path],
+    scope: str = "both",
+    pending: Sequence[PendingUpload] = (),
+) -> str:
+    """The assistant message for a finished Answer (see format_reply)."""
+    notices = [notice.text(lang) for notice in answer.notices]
+    return format_reply(answer.answer, answer.refused, answer_citations(answer), lang, docs_by_course, scope, notices, pending)
 
 
 def upload_line(result: UploadResult, lang: str) -> tuple[str, str]:
@@ -110,17 +218,35 @@ def render_upload_log(lines: Sequence[tuple[str, str]]) -> str:
     ) + "</div>"
 
 
-def render_notes(files: Sequence[UploadedFile], lang: str) -> str:
-    """The learner's uploaded files as a small table (or a line saying there are none)."""
-    if not files:
+def _pending_row(pending: PendingUpload, lang: str) -> str:
+    name = html.escape(pending.name)
+    if pending.phase == "indexing" and pending.total:
+        unit = unit_word(pending.unit or "section", pending.total, lang)
+        status = t(lang, "status_indexing", done=pending.done, total=pending.total, unit=unit)
+        bar = f'<progress class="cr-progress" value="{pending.done}" max="{pending.total}" aria-label="{name}"></progress>'
+    else:
+        status = t(lang, "status_reading")
+        bar = f'<progress class="cr-progress" aria-label="{name}"></progress>'
+    return f'<tr class="cr-pending"><td>{name}</td><td colspan="2">{bar}</td><td colspan="2">{html.escape(status)}</td></tr>'
+
+
+def render_notes(files: Sequence[UploadedFile], lang: str, pending: Sequence[PendingUpload] = ()) -> str:
+    """The learner's files as a small table: searchable ones, then those still being read or
+    indexed with their progress (or a line saying there are none)."""
+    ready = [f for f in files if f.name not in {p.name for p in pending}]
+    if not ready and not pending:
         return f'<div class="cr-empty">{html.escape(t(lang, "no_notes"))}</div>'
-    head = "<tr>" + "".join(f"<th>{html.escape(t(lang, key))}</th>" for key in ("notes_col_file", "notes_col_read", "notes_col_passages")) + "</tr>"
+    keys = ("notes_col_file", "notes_col_read", "notes_col_passages", "notes_col_status")
+    head = "<tr>" + "".join(f'<th scope="col">{html.escape(t(lang, key))}</th>' for key in keys) + "<td></td></tr>"
     rows = "".join(
         f"<tr><td>{html.escape(f.name)}</td>"
         f"<td>{f.units} {html.escape(unit_word(f.unit or UNIT_OF_DOC_TYPE.get(f.doc_type, 'section'), f.units, lang))}</td>"
-        f"<td>{f.chunks}</td></tr>"
-        for f in files
+        f"<td>{f.chunks}</td><td>{html.escape(t(lang, 'status_ready'))}</td>"
+        f'<td><button type="button" class="cr-remove-file" data-name="{html.escape(f.name)}" '
+        f'aria-label="{html.escape(t(lang, "remove_file", name=f.name))}" title="{html.escape(t(lang, "remove_file", name=f.name))}">✕</button></td></tr>'
+        for f in ready
     )
+    rows += "".join(_pending_row(p, lang) for p in pending)
     return f'<table class="cr-notes">{head}{rows}</table>'
 
 
@@ -139,7 +265,7 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
         hint = f'<div class="cr-hint">⚠️ {html.escape(t(lang, "index_unavailable", detail=status.detail))}</div>'
     hint = re.sub(r"`([^`]+)`", r"<code>\1</code>", hint)
     return (
-        f"<div><strong>{html.escape(course.name)}</strong></div>"
+        f'<div class="cr-course-name">{html.escape(course.name)}</div>'
         f'<div class="cr-desc">{html.escape(course.description)}</div>'
         f'<div class="cr-meta">{html.escape(meta)}</div>{hint}'
     )

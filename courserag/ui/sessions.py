@@ -3,6 +3,10 @@
 Each tab gets a random session id in a `gr.State`; the engine keys the tab's upload pool
 by it. Gradio tells us a tab closed (`demo.unload`) by its own session hash, so the map
 from hash to our ids lives here.
+
+A reload (F5) is a new Gradio session that adopts the id kept in the browser's storage:
+binding it moves it to the new session, so the old one's unload (seconds later) and the
+deletion of the old one's state (an hour later) do not release the pool the new page uses.
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ class SessionIndex:
         session_hash = getattr(request, "session_hash", None) if request is not None else None
         if session_hash:
             with self._lock:
+                for other, sids in list(self._by_hash.items()):
+                    if other != session_hash and sid in sids:
+                        sids.discard(sid)  # adopted by a reloaded page
+                        if not sids:
+                            del self._by_hash[other]
                 self._by_hash.setdefault(session_hash, set()).add(sid)
                 self._by_hash.move_to_end(session_hash)
                 while len(self._by_hash) > self.MAX_ENTRIES:
@@ -56,5 +65,9 @@ class SessionIndex:
             self._release(sid)
 
     def release_sid(self, sid: object) -> None:
+        """Gradio dropped a state holding `sid`: release it unless a live page holds it."""
         if isinstance(sid, str) and sid:
-            self._release(sid)
+            with self._lock:
+                held = any(sid in sids for sids in self._by_hash.values())
+            if not held:
+                self._release(sid)

@@ -1,4 +1,4 @@
-"""The Study tab's handlers: course, uploads, chat and feedback.
+"""The Study tab's handlers: course, uploads, chat, feedback, and what a reload brings back.
 
 Handlers only translate between widgets and the engine; every answer, upload and index
 operation is the engine's job, every word and HTML block comes from courserag/ui/render.py
@@ -8,6 +8,7 @@ and courserag/ui/texts.py. Layout and wiring are in courserag/ui/layout.py.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,11 @@ from courserag.errors import CourseRagError
 from courserag.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
 from courserag.settings import Settings
-from courserag.ui.render import escape_markdown_html, format_answer, render_course_card, render_notes, render_upload_log, upload_line
+from courserag.ui.persist import Restored, restore, snapshot
+from courserag.ui.render import (
+    answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card,
+    render_notes, render_upload_log, upload_line,
+)
 from courserag.ui.sessions import SessionIndex, new_sid, valid_sid
 from courserag.ui.texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
@@ -27,6 +32,8 @@ log = logging.getLogger(__name__)
 
 MAX_EXAMPLES = 4
 INDEX_INFO_TTL_S = 30.0
+PROGRESS_EVERY_S = 0.25  # the notes table is redrawn at most this often while a file is indexed
+_DONE = object()
 
 
 class StudyApp:
@@ -37,9 +44,12 @@ class StudyApp:
         self.settings = settings
         self.feedback = FeedbackLog(settings.data_dir)
         self.sessions = SessionIndex(engine.end_session)
-        self.docs_by_course = {c.id: c.docs for c in engine.courses}
         self._index_info: dict[str, tuple[float, IndexStatus]] = {}
         self._index_lock = threading.Lock()
+
+    @property
+    def docs_by_course(self) -> dict[str, Path]:
+        return {c.id: c.docs for c in self.engine.courses}
 
     # -- course -------------------------------------------------------------------------
 
@@ -86,30 +96,6 @@ class StudyApp:
             for i in range(MAX_EXAMPLES)
         ]
 
-    # -- notes --------------------------------------------------------------------------
-
-    def notes_html(self, sid: str | None, lang: str) -> str:
-        return render_notes(self.engine.uploads(sid) if sid else [], lang)
-
-    def remove_choices(self, sid: str | None, lang: str):
-        names = [f.name for f in self.engine.uploads(sid)] if sid else []
-        return gr.update(choices=names, value=[], label=t(lang, "remove_label"), interactive=bool(names))
-
-    # -- session ------------------------------------------------------------------------
-
-    def on_load(self, sid, course_id, lang, request: gr.Request):
-        lang = normalize_lang(lang)
-        sid = valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
-        course_id = course_id or self.default_course()
-        return (
-            sid, lang, self.course_card(course_id, lang), self.notes_html(sid, lang),
-            self.remove_choices(sid, lang), *self.example_updates(course_id),
-        )
-
-    def on_unload(self, request: gr.Request):
-        self.sessions.release_hash(getattr(request, "session_hash", None))
-
     def select_course(self, course_id, sid, lang):
         """Switch course: the card, the status line and the example questions change."""
         lang = normalize_lang(lang)
@@ -123,29 +109,131 @@ class StudyApp:
         status = t(lang, "switched", course=course.name, notes=notes).strip()
         return self.course_card(course.id, lang), status, *self.example_updates(course.id)
 
+    # -- notes --------------------------------------------------------------------------
+
+    def notes_html(self, sid: str | None, lang: str) -> str:
+        if not sid:
+            return render_notes([], lang)
+        return render_notes(self.engine.uploads(sid), lang, self.engine.pending_uploads(sid))
+
+    def upload_names(self, sid: str | None) -> list[str]:
+        return [f.name for f in self.engine.uploads(sid)] if sid else []
+
+    def remove_choices(self, sid: str | None, lang: str):
+        names = self.upload_names(sid)
+        return gr.update(choices=names, value=[], label=t(lang, "remove_label"), interactive=bool(names))
+
+    # -- session: load, reload, unload --------------------------------------------------
+
+    def on_load(self, stored, sid, course_id, lang, request: gr.Request):
+        """A page load: a new session, or a reload that adopts the stored one (see persist.py).
+        Outputs: sid, lang, course, scope, card, session note, notes, upload names, chat,
+        turns, examples…"""
+        restored = restore(stored, self.settings.session_idle_minutes)
+        lang = restored.lang or normalize_lang(lang)
+        sid = restored.sid or valid_sid(sid) or new_sid()
+        self.sessions.bind(request, sid)
+        known = {c.id for c in self.engine.courses}
+        course_id = restored.course if restored.course in known else course_id or self.default_course()
+        history, turns = self._restored_chat(restored, lang)
+        return (
+            sid, lang, gr.update(value=course_id, choices=self.course_choices()), restored.scope or gr.skip(),
+            self.course_card(course_id, lang), self._restore_note(restored, sid, lang), self.notes_html(sid, lang),
+            self.upload_names(sid), history, turns, *self.example_updates(course_id),
+        )
+
+    def _restored_chat(self, restored: Restored, lang: str) -> tuple[list, list[ChatTurn]]:
+        history: list[dict] = []
+        turns: list[ChatTurn] = []
+        for turn in restored.turns:
+            history.append({"role": "user", "content": inert_links(escape_markdown_html(turn["question"]))})
+            shown = format_reply(turn["answer"], turn["refused"], turn["citations"], lang, self.docs_by_course, turn["scope"])
+            history.append({"role": "assistant", "content": shown})
+            turns.append(ChatTurn(
+                index=len(history) - 1, question=turn["question"], answer=turn["answer"], citations=tuple(turn["citations"]),
+                course=turn["course"], scope=turn["scope"], refused=turn["refused"], mode=turn["mode"],
+            ))
+        return history, turns
+
+    def _restore_note(self, restored: Restored, sid: str, lang: str) -> str:
+        minutes = f"{self.settings.session_idle_minutes:g}"
+        if restored.expired:
+            return t(lang, "session_expired", minutes=minutes)
+        if not restored.sid or not (restored.turns or restored.uploads):
+            return ""
+        missing = [name for name in restored.uploads if name not in self.upload_names(sid)]
+        if missing:
+            return t(lang, "restored_notes_cleared", files=", ".join(missing), minutes=minutes)
+        return t(lang, "restored")
+
+    def save_state(self, sid, course_id, lang, scope, turns):
+        """The browser's copy of this tab, after a change (see persist.py)."""
+        sid = valid_sid(sid)
+        turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
+        return snapshot(sid, course_id, normalize_lang(lang), scope or "both", turns, self.upload_names(sid))
+
+    def on_unload(self, request: gr.Request):
+        self.sessions.release_hash(getattr(request, "session_hash", None))
+
     # -- uploads ------------------------------------------------------------------------
 
-    def upload(self, files, sid, lang, request: gr.Request, progress=gr.Progress()):
-        """Parse and index each file into this session's pool; one result line per file."""
+    @staticmethod
+    def _paths(files) -> list[Path]:
+        if isinstance(files, (str, Path)):
+            files = [files]
+        return [Path(getattr(f, "name", f)) for f in (files or []) if f]
+
+    def _add(self, sid: str, path: Path, lang: str, progress=None) -> tuple[str, str]:
+        try:
+            return upload_line(self.engine.add_upload(sid, path, path.name, progress=progress), lang)
+        except Exception as exc:  # noqa: BLE001 - one bad file never ends the session
+            log.exception("upload of %s failed", path.name)
+            return "fail", t(lang, "upload_crashed", name=path.name, kind=type(exc).__name__)
+
+    def upload(self, files, sid, lang, request: gr.Request):
+        """Parse and index each file into this session's pool; one result line per file
+        (the API endpoint; the page uses `upload_live`)."""
         lang = normalize_lang(lang)
         sid = valid_sid(sid) or new_sid()
         self.sessions.bind(request, sid)
-        if isinstance(files, (str, Path)):
-            files = [files]
-        paths = [Path(getattr(f, "name", f)) for f in (files or []) if f]
-        lines: list[tuple[str, str]] = []
-        if not paths:
-            lines.append(("info", t(lang, "no_files_given")))
-        for i, path in enumerate(paths, start=1):
-            progress((i - 1) / len(paths), desc=t(lang, "upload_progress", name=path.name, i=i, n=len(paths)))
-            try:
-                lines.append(upload_line(self.engine.add_upload(sid, path, path.name), lang))
-            except Exception as exc:  # noqa: BLE001 - one bad file never ends the session
-                log.exception("upload of %s failed", path.name)
-                lines.append(("fail", f"✗ {path.name}: {type(exc).__name__}"))
-        if paths:
-            progress(1.0, desc=t(lang, "upload_done"))
+        paths = self._paths(files)
+        lines = [self._add(sid, path, lang) for path in paths] or [("info", t(lang, "no_files_given"))]
         return render_upload_log(lines), self.notes_html(sid, lang), self.remove_choices(sid, lang), None, sid
+
+    def upload_live(self, files, sid, lang, request: gr.Request):
+        """`upload` for the page: the notes table shows each file as "reading…", then
+        "indexing… 12 of 118 pages", until it is searchable. Outputs: log, notes, upload
+        names, the file box, sid."""
+        lang = normalize_lang(lang)
+        sid = valid_sid(sid) or new_sid()
+        self.sessions.bind(request, sid)
+        paths = self._paths(files)
+        lines: list[tuple[str, str]] = []
+        events: queue.Queue = queue.Queue()
+
+        def work() -> None:
+            try:
+                for path in paths:
+                    lines.append(self._add(sid, path, lang, progress=events.put))
+            finally:
+                events.put(_DONE)
+
+        threading.Thread(target=work, name="upload", daemon=True).start()
+        yield "", self.notes_html(sid, lang), gr.skip(), gr.skip(), sid
+        shown, stale = time.monotonic(), False
+        while True:
+            try:
+                item = events.get(timeout=PROGRESS_EVERY_S)
+            except queue.Empty:
+                item = None
+            if item is _DONE:
+                break
+            stale = stale or item is not None
+            if stale and time.monotonic() - shown >= PROGRESS_EVERY_S:
+                shown, stale = time.monotonic(), False
+                yield render_upload_log(lines), self.notes_html(sid, lang), gr.skip(), gr.skip(), sid
+        lines = lines or [("info", t(lang, "no_files_given"))]
+        yield render_upload_log(lines), self.notes_html(sid, lang), self.upload_names(sid), None, sid
 
     def remove_upload(self, names, sid, lang):
         lang = normalize_lang(lang)
@@ -159,6 +247,14 @@ class StudyApp:
             removed = [n for n in names if sid and self.engine.remove_upload(sid, n)]
             log_html = render_upload_log([("info", t(lang, "removed", names=", ".join(removed or names)))])
         return log_html, self.notes_html(sid, lang), self.remove_choices(sid, lang)
+
+    def remove_clicked(self, sid, lang, event: gr.EventData):
+        """The ✕ beside one file in the notes table. Outputs: log, notes, upload names."""
+        name = str((getattr(event, "_data", None) or {}).get("name") or "")
+        if not name:
+            return gr.skip(), gr.skip(), gr.skip()
+        log_html, notes, _ = self.remove_upload([name], sid, lang)
+        return log_html, notes, self.upload_names(valid_sid(sid))
 
     def list_uploads(self, sid):
         sid = valid_sid(sid)
@@ -180,17 +276,20 @@ class StudyApp:
             gr.Warning(t(lang, "empty_question"))
             yield list(history), "", turns, None
             return
-        history.append({"role": "user", "content": question})
+        scope = scope or "both"
+        # Files still being indexed now are not searched for this answer: it says so.
+        pending = self.engine.pending_uploads(sid) if scope != "course" else []
+        history.append({"role": "user", "content": inert_links(escape_markdown_html(question))})
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
         final: Answer | None = None
         try:
-            for update in self.engine.answer_stream(course_id, question, sid, scope or "both", previous):
+            for update in self.engine.answer_stream(course_id, question, sid, scope, previous):
                 if isinstance(update, Answer):
                     final = update
                 else:
-                    history[-1] = {"role": "assistant", "content": escape_markdown_html(update)}
+                    history[-1] = {"role": "assistant", "content": inert_links(escape_markdown_html(update))}
                     yield list(history), gr.skip(), gr.skip(), gr.skip()
         except Exception as exc:  # noqa: BLE001 - the learner gets a message, never a stuck spinner
             detail = self._error_detail(exc, question, lang)
@@ -198,9 +297,9 @@ class StudyApp:
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None
-        history[-1] = {"role": "assistant", "content": format_answer(final, lang, self.docs_by_course)}
+        history[-1] = {"role": "assistant", "content": format_answer(final, lang, self.docs_by_course, scope, pending)}
         turns.append(ChatTurn(
-            index=len(history) - 1, question=question, answer=final.answer, citations=tuple(final.citations),
+            index=len(history) - 1, question=question, answer=final.answer, citations=tuple(answer_citations(final)),
             course=course_id, scope=scope, refused=final.refused, mode=final.mode,
         ))
         yield list(history), gr.skip(), turns, final.to_json()
@@ -236,7 +335,9 @@ class StudyApp:
                 feedback_id=turn.feedback["id"] if turn.feedback else None,
             )
             prompt = t(lang, "feedback_thanks_up" if vote == "up" else "feedback_thanks_down")
-            return replace_turn(turns, turn.rated(record)), gr.update(visible=True), index, f"**{prompt}**", ""
+            about = inert_links(escape_markdown_html(t(lang, "feedback_about", question=turn.question[:120])))
+            note = f"**{prompt}**  \n{about}"
+            return replace_turn(turns, turn.rated(record)), gr.update(visible=True), index, note, ""
         if turn.feedback:
             turns = replace_turn(turns, turn.rated(self.feedback.withdraw(turn.feedback)))
         return turns, gr.update(visible=True), None, t(lang, "feedback_removed"), ""

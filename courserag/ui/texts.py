@@ -1,10 +1,14 @@
-"""The UI's words in English and Chinese, in one table.
+"""The UI's words in English and Chinese, in one table (the Instructor tab's words are in
+texts_instructor.py and join it here).
 
 `t(lang, key, **values)` formats one string; a key missing in Chinese falls back to English,
 and an unknown language falls back to English, so a missing translation never breaks a page.
+Tests check that every key has a Chinese text.
 """
 
 from __future__ import annotations
+
+from courserag.ui.texts_instructor import INSTRUCTOR_TEXT
 
 LANG_CHOICES = [("English", "en"), ("中文", "zh")]
 
@@ -63,12 +67,33 @@ TEXT: dict[str, dict[str, str]] = {
     "nothing_selected": {"en": "Select a file to remove first.", "zh": "请先选择要删除的文件。"},
     "privacy": {
         "en": "PDF, Word, PowerPoint, Markdown, text, Python and notebooks, up to {max_mb} MB each.  \n"
-        "🔒 Uploads stay in this browser session only. Other students never see them, "
-        "and they are deleted when you close this tab.",
+        "🔒 Uploads stay in this browser session only, and other students never see them. "
+        "Reloading the page keeps them; they are deleted soon after you close this tab, "
+        "or after {minutes} minutes without activity.",
         "zh": "支持 PDF、Word、PowerPoint、Markdown、文本、Python 和 Notebook，单个文件不超过 {max_mb} MB。  \n"
-        "🔒 上传的文件只保存在当前浏览器会话中，其他同学看不到，关闭此页面后即被删除。",
+        "🔒 上传的文件只保存在当前浏览器会话中，其他同学看不到。刷新页面不会丢失；关闭此页面不久后，"
+        "或连续 {minutes} 分钟没有操作后，文件即被删除。",
     },
     "no_files_given": {"en": "No file received.", "zh": "没有收到文件。"},
+    "upload_crashed": {"en": "✗ {name}: the file could not be read ({kind})", "zh": "✗ {name}：无法读取该文件（{kind}）"},
+    "status_reading": {"en": "reading…", "zh": "正在读取…"},
+    "status_indexing": {"en": "indexing… {done} of {total} {unit}", "zh": "正在建立索引… {done}/{total} {unit}"},
+    "status_ready": {"en": "ready", "zh": "就绪"},
+    "notes_col_status": {"en": "Status", "zh": "状态"},
+    "remove_file": {"en": "Remove {name}", "zh": "删除 {name}"},
+    "sidebar_toggle": {"en": "Course and notes", "zh": "课程与笔记"},
+    # A reload (F5) brings back the conversation and notes from the browser's storage.
+    "restored": {"en": "Welcome back: your conversation and notes are as you left them.", "zh": "欢迎回来：你的对话和笔记都已恢复。"},
+    "restored_notes_cleared": {
+        "en": "Welcome back: your conversation is restored, but your uploaded notes ({files}) were cleared "
+        "after {minutes} minutes without activity or a server restart. Upload them again to search them.",
+        "zh": "欢迎回来：对话已恢复，但你上传的笔记（{files}）因 {minutes} 分钟没有活动或服务器重启已被清除。"
+        "如需检索，请重新上传。",
+    },
+    "session_expired": {
+        "en": "Your earlier conversation and notes were cleared: more than {minutes} minutes passed without activity.",
+        "zh": "你之前的对话和笔记已被清除：已经超过 {minutes} 分钟没有活动。",
+    },
     # -- chat ---------------------------------------------------------------------------
     "chat_label": {"en": "Conversation", "zh": "对话"},
     "chat_placeholder": {
@@ -82,14 +107,43 @@ TEXT: dict[str, dict[str, str]] = {
     "examples": {"en": "Try asking", "zh": "可以试试问"},
     "thinking": {"en": "Searching the materials …", "zh": "正在检索资料 …"},
     "sources": {"en": "Sources", "zh": "引用来源"},
+    "also_consulted": {"en": "Also consulted, not cited ({count})", "zh": "参考过但未引用的来源（{count}）"},
+    "open_passage": {"en": "Show the cited passage", "zh": "查看引用的原文"},
+    "open_original_page": {"en": "Open the original at {where}", "zh": "打开原文件的{where}"},
+    "open_original": {"en": "Open the original file", "zh": "打开原文件"},
+    "original_link": {"en": "original", "zh": "原文件"},
+    "download_original": {"en": "Download the original file", "zh": "下载原文件"},
+    "upload_not_kept": {
+        "en": "Uploaded files are not kept on the server, so the passage is shown here.",
+        "zh": "上传的文件不会保存在服务器上，因此在这里显示这段原文。",
+    },
+    "panel_close": {"en": "Close", "zh": "关闭"},
+    "panel_highlight": {
+        "en": "Highlighted: the sentences the answer draws on.",
+        "zh": "高亮部分是回答所依据的句子。",
+    },
     "origin_course": {"en": "course material", "zh": "课程资料"},
     "origin_upload": {"en": "your notes", "zh": "我的笔记"},
     "show_passage": {"en": "show passage", "zh": "查看原文"},
     "open_file": {"en": "Open the file at this place", "zh": "打开文件并定位到此处"},
     "warning": {"en": "Note", "zh": "提示"},
-    "refused_hint": {
-        "en": "Try rephrasing, widening the search (\"Course materials + my notes\"), or uploading the notes that cover it.",
-        "zh": "可以换个说法、把检索范围改为“课程资料 + 我的笔记”，或上传相关的笔记。",
+    # The hint under a refusal depends on what was searched: never "widen the search" when
+    # it already covered both.
+    "refused_hint_both": {
+        "en": "Try rephrasing, or upload the notes that cover it.",
+        "zh": "可以换个说法，或上传相关的笔记。",
+    },
+    "refused_hint_course": {
+        "en": "Try rephrasing, or search \"Course materials + my notes\" if your own notes cover it.",
+        "zh": "可以换个说法；如果你的笔记里有相关内容，可以把检索范围改为“课程资料 + 我的笔记”。",
+    },
+    "refused_hint_notes": {
+        "en": "Try rephrasing, or search \"Course materials + my notes\" to include the course materials.",
+        "zh": "可以换个说法，或把检索范围改为“课程资料 + 我的笔记”，把课程资料也包括进来。",
+    },
+    "pending_note": {
+        "en": "⏳ Still being indexed, so not searched for this answer: {files}. Ask again once it shows as ready.",
+        "zh": "⏳ 以下文件仍在建立索引，本次回答没有检索它们：{files}。等它们显示为就绪后再问一次。",
     },
     "empty_question": {"en": "Please type a question first.", "zh": "请先输入问题。"},
     "error": {"en": "Something went wrong: {detail}", "zh": "出错了：{detail}"},
@@ -107,41 +161,11 @@ TEXT: dict[str, dict[str, str]] = {
     "feedback_send": {"en": "Send comment", "zh": "提交评论"},
     "feedback_saved": {"en": "Thanks, your comment was saved.", "zh": "谢谢，你的评论已保存。"},
     "feedback_removed": {"en": "Your rating was withdrawn.", "zh": "你的评价已撤回。"},
-    # -- instructor ---------------------------------------------------------------------
-    "instr_intro": {
-        "en": "Instructor tools: rebuild a course index, see its statistics and content gaps, "
-        "and run a batch of test questions. Enter the instructor token to unlock.",
-        "zh": "教师工具：重建课程索引、查看索引统计和内容缺口、批量测试问题。请输入教师口令解锁。",
-    },
-    "instr_token": {"en": "Instructor token", "zh": "教师口令"},
-    "instr_unlock": {"en": "Unlock", "zh": "解锁"},
-    "instr_locked": {
-        "en": "🔒 Locked. Enter the instructor token to use these tools.",
-        "zh": "🔒 已锁定。请输入教师口令以使用这些工具。",
-    },
-    "instr_disabled": {
-        "en": "🔒 Instructor tools are turned off on this server (INSTRUCTOR_TOKEN is not set).",
-        "zh": "🔒 本服务器未启用教师工具（未设置 INSTRUCTOR_TOKEN）。",
-    },
-    "instr_wrong": {"en": "🔒 That token is not correct.", "zh": "🔒 口令不正确。"},
-    "instr_unlocked": {"en": "🔓 Unlocked.", "zh": "🔓 已解锁。"},
-    "instr_course": {"en": "Course", "zh": "课程"},
-    "instr_rebuild_all": {"en": "Drop the index and rebuild from scratch", "zh": "清空索引并从头重建"},
-    "instr_build": {"en": "Update index", "zh": "更新索引"},
-    "instr_refresh": {"en": "Refresh statistics", "zh": "刷新统计"},
-    "instr_stats": {"en": "Index statistics", "zh": "索引统计"},
-    "instr_files": {"en": "Indexed files", "zh": "已索引文件"},
-    "instr_cited": {"en": "Most-cited files", "zh": "被引用最多的文件"},
-    "instr_gaps": {"en": "Content gaps: refused or thumbed-down questions", "zh": "内容缺口：未能回答或被点踩的问题"},
-    "instr_batch": {"en": "Batch test questions (one per line)", "zh": "批量测试问题（每行一个）"},
-    "instr_batch_run": {"en": "Run batch", "zh": "运行批量测试"},
-    "instr_batch_results": {"en": "Batch results", "zh": "批量测试结果"},
-    "instr_build_busy": {
-        "en": "Another index build is running; try again when it has finished.",
-        "zh": "另一个索引构建正在进行，请稍后再试。",
-    },
-    "instr_no_questions": {"en": "Type at least one question, one per line.", "zh": "请至少输入一个问题，每行一个。"},
+    "feedback_about": {"en": "About the answer to “{question}”", "zh": "关于“{question}”的回答"},
 }
+
+
+TEXT.update(INSTRUCTOR_TEXT)
 
 
 def t(lang: str | None, key: str, **values) -> str:

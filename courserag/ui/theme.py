@@ -1,4 +1,9 @@
-"""How the app looks: the Gradio theme, our CSS, and the launch options that carry them."""
+"""How the app looks: the Gradio theme, our CSS and script, and the launch options that carry them.
+
+Colours are chosen for a contrast of at least 4.5:1 on their backgrounds in light and dark
+mode (checked by the axe-core scan in tests/test_browser.py). On narrow screens (≤ 768 px)
+the chat comes first and the course/notes sidebar folds behind a toggle.
+"""
 
 from __future__ import annotations
 
@@ -9,64 +14,137 @@ import gradio as gr
 
 from courserag.settings import Settings
 
+NARROW = "768px"
+
 CSS = """
-.cr-header h1 { margin-bottom: 0.1em; }
-.cr-header p { margin-top: 0; color: var(--body-text-color-subdued); }
+.cr-header h1 { margin-bottom: 0.1em; overflow-wrap: normal; word-break: normal; hyphens: none;
+  font-size: clamp(1.35rem, 4.5vw, 2rem); }
+.cr-header p { margin-top: 0; color: var(--cr-subdued); }
+:root { --cr-subdued: #4b5563; --cr-mark: #fde68a; --cr-mark-text: #111827; }
+.dark { --cr-subdued: #d1d5db; --cr-mark: #854d0e; --cr-mark-text: #fefce8; }
+#cr-top { align-items: center; flex-wrap: wrap; row-gap: 0.2em; }
 #cr-lang { margin-left: auto; align-self: center; }
 #cr-lang .wrap { flex-wrap: nowrap; }
-#cr-course-status { min-height: 0; }
+#cr-lang label { white-space: nowrap; }
 #cr-sidebar { gap: 0.8em; }
+.cr-notes-heading h2 { font-size: 1.05em; margin: 0; }
+.cr-section h2 { font-size: 1.2em; margin: 0.6em 0 0.2em 0; }
+#cr-sidebar-toggle { display: none; }
 #cr-examples { align-items: center; flex-wrap: wrap; gap: 0.4em; }
 #cr-examples-label { flex: 0 0 auto !important; min-width: 0 !important; }
 #cr-clear-row { justify-content: flex-end; }
-#cr-remove { margin: 0.3em 0.6em 0.3em auto; max-width: 12em; }
 #cr-course-card { padding: 0.2em 0.2em; }
-#cr-course-card .cr-desc { color: var(--body-text-color-subdued); margin: 0.2em 0 0.4em 0; }
+#cr-course-card .cr-course-name { font-weight: 600; }
+#cr-course-card .cr-desc { color: var(--cr-subdued); margin: 0.2em 0 0.4em 0; }
 #cr-course-card .cr-meta { font-size: 0.9em; }
-.cr-hint { font-size: 0.9em; border-left: 3px solid #f59e0b; background: rgba(245, 158, 11, 0.08);
+.cr-hint { font-size: 0.9em; border-left: 3px solid #b45309; background: rgba(245, 158, 11, 0.08);
   padding: 0.4em 0.6em; border-radius: 4px; margin-top: 0.4em; }
 #cr-course-status { font-size: 0.9em; min-height: 1.2em; }
-#cr-course-status p { color: var(--color-accent); }
-.cr-privacy { font-size: 0.85em; color: var(--body-text-color-subdued); }
+.cr-privacy, .cr-privacy p { font-size: 0.85em; color: var(--cr-subdued); }
 .cr-log div { font-size: 0.9em; padding: 0.15em 0; }
 .cr-log .cr-ok { color: #15803d; }
 .cr-log .cr-fail { color: #b91c1c; }
-.cr-log .cr-info { color: var(--body-text-color-subdued); }
+.dark .cr-log .cr-ok { color: #86efac; }
+.dark .cr-log .cr-fail { color: #fca5a5; }
+.cr-log .cr-info { color: var(--cr-subdued); }
 table.cr-notes { width: 100%; font-size: 0.88em; border-collapse: collapse; }
 table.cr-notes th, table.cr-notes td { text-align: left; padding: 0.2em 0.4em;
   border-bottom: 1px solid var(--border-color-primary); }
-.cr-empty { font-size: 0.9em; color: var(--body-text-color-subdued); }
-.cr-sources { margin-top: 0.7em; padding-top: 0.4em; border-top: 1px solid var(--border-color-primary);
-  font-size: 0.92em; }
+progress.cr-progress { width: 100%; height: 0.8em; accent-color: #4338ca; }
+.cr-empty { font-size: 0.9em; color: var(--cr-subdued); }
+.cr-remove-file { max-width: 100%; }
+#cr-chat .message-content .md { opacity: 1 !important; }  /* Gradio dims answers to 0.8: text below 4.5:1 */
+.cr-sources { margin-top: 0.7em; padding-top: 0.4em; border-top: 1px solid var(--border-color-primary); font-size: 0.92em; }
 .cr-sources-title { font-weight: 600; margin-bottom: 0.2em; }
-details.cr-cite { margin: 0.15em 0; }
-details.cr-cite > summary { cursor: pointer; list-style-position: outside; margin-left: 1.1em; }
+.cr-cite { margin: 0.2em 0; }
+.cr-open, .cr-ref { font: inherit; color: inherit; background: none; border: none; padding: 0; cursor: pointer; text-align: left; }
+.cr-open:hover .cr-fname, .cr-open:focus-visible .cr-fname { text-decoration: underline; }
+.cr-ref { font-weight: 600; color: #3730a3; padding: 0 0.05em; }
+.dark .cr-ref { color: #c7d2fe; }
+.cr-ref:hover, .cr-ref:focus-visible { text-decoration: underline; }
 .cr-n { font-weight: 600; }
-.cr-loc { color: var(--body-text-color-subdued); }
+.cr-loc { color: var(--cr-subdued); }
+.cr-file { margin-left: 0.4em; font-size: 0.9em; color: #3730a3 !important; }
+.dark .cr-file { color: #c7d2fe !important; }
 .cr-badge { display: inline-block; font-size: 0.78em; line-height: 1.5; padding: 0 0.55em;
   border-radius: 999px; margin-left: 0.35em; vertical-align: 0.08em; white-space: nowrap; }
 .cr-badge.cr-course { background: #e0e7ff; color: #3730a3; }
 .cr-badge.cr-upload { background: #dcfce7; color: #166534; }
-.cr-passage { margin: 0.3em 0 0.5em 1.1em; padding: 0.4em 0.7em; border-left: 3px solid #a5b4fc;
-  background: var(--background-fill-secondary); max-height: 16em; overflow: auto; font-size: 0.95em; }
+.cr-passage, .cr-hl-note, .cr-note { display: none; }
+details.cr-consulted { margin-top: 0.3em; }
+details.cr-consulted > summary { cursor: pointer; color: var(--cr-subdued); }
 #cr-examples button { flex: 0 1 auto !important; min-width: 0 !important; font-weight: normal; }
-#cr-feedback { border: 1px solid var(--border-color-accent); }
-#cr-upload.block { border: 2px dashed #a5b4fc !important; }
+.cr-feedback { border: 1px solid var(--border-color-accent); }
+#cr-upload.block { border: 2px dashed #6366f1 !important; }
 #cr-token-row { align-items: flex-end; }
 #cr-token-row button, #cr-instr-actions button { max-height: 3.2em; align-self: flex-end; }
 #cr-instr-actions { align-items: flex-end; }
-"""
+#cr-instr-progress:empty { display: none; }
+mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em; border-radius: 2px; }
+#cr-source-panel { position: fixed; top: 0; right: 0; bottom: 0; width: min(34rem, 100vw); z-index: 1000;
+  background: var(--background-fill-primary); color: var(--body-text-color); border-left: 1px solid var(--border-color-primary);
+  box-shadow: -8px 0 24px rgba(0, 0, 0, 0.18); display: flex; flex-direction: column; padding: 0.8em 1em; gap: 0.5em; }
+#cr-source-panel[hidden] { display: none; }
+#cr-source-panel .cr-sp-head { display: flex; align-items: flex-start; gap: 0.5em; }
+#cr-sp-title { font-size: 1.05em; margin: 0; flex: 1; overflow-wrap: anywhere; }
+#cr-sp-close { font-size: 1.5em; line-height: 1; background: none; border: 1px solid var(--border-color-primary);
+  border-radius: 6px; width: 2em; height: 2em; cursor: pointer; color: var(--body-text-color); }
+#cr-sp-meta .cr-loc { margin-right: 0.4em; }
+#cr-sp-note { font-size: 0.85em; color: var(--cr-subdued); }
+#cr-sp-body { flex: 1; overflow: auto; line-height: 1.6; border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
+#cr-sp-body .cr-para { margin: 0 0 0.6em 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+#cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
+#cr-sp-foot a { color: #3730a3; font-weight: 600; }
+.dark #cr-sp-foot a { color: #c7d2fe; }
+@media (max-width: NARROW) {
+  #cr-main { flex-direction: column !important; }
+  #cr-chat-col { order: -1; min-width: 0 !important; width: 100% !important; }
+  #cr-sidebar { order: 0; display: none !important; min-width: 0 !important; width: 100% !important; }
+  #cr-sidebar.cr-sidebar-open { display: flex !important; }
+  #cr-sidebar-toggle { display: block; width: 100%; }
+  #cr-top { flex-direction: column !important; align-items: stretch !important; }
+  #cr-top > * { min-width: 0 !important; width: 100% !important; }
+  #cr-lang { order: -1; margin-left: auto; width: auto !important; }
+  #cr-chat { height: 60vh !important; }
+}
+""".replace("NARROW", NARROW)
 
 
 def theme() -> gr.themes.Base:
-    return gr.themes.Soft(primary_hue="indigo", secondary_hue="slate", neutral_hue="slate")
+    """Soft, indigo, with every text at 4.5:1 or more on its background."""
+    return gr.themes.Soft(primary_hue="indigo", secondary_hue="slate", neutral_hue="slate").set(
+        # Soft draws white on indigo-500 (4.46:1) and indigo-500 on indigo-100 (3.6:1): one shade darker.
+        color_accent="*primary_600",
+        block_label_text_color="*primary_700",
+        block_title_text_color="*primary_700",
+        checkbox_label_background_fill_selected="*primary_600",
+        button_primary_background_fill="*primary_600",
+        button_primary_background_fill_hover="*primary_700",
+        body_text_color_subdued="#4b5563",
+        body_text_color_subdued_dark="#d1d5db",
+        block_info_text_color="#4b5563",
+        block_info_text_color_dark="#d1d5db",
+        input_placeholder_color="#6b7280",
+        input_placeholder_color_dark="#9ca3af",
+    )
 
 
-def launch_options(settings: Settings) -> dict[str, Any]:
-    """What `demo.launch` needs besides host and port (Gradio 6 takes theme and CSS here)."""
-    return {
+def client_js() -> str:
+    """The page's script (courserag/ui/client.js), read when the app is launched."""
+    return (Path(__file__).parent / "client.js").read_text(encoding="utf-8")
+
+
+def launch_options(settings: Settings, demo: gr.Blocks | None = None) -> dict[str, Any]:
+    """What `demo.launch` needs besides host and port (Gradio 6 takes theme, CSS and the
+    page script here); with the demo, also the route that serves course files."""
+    options: dict[str, Any] = {
         "theme": theme(),
         "css": CSS,
+        "js": client_js(),
         "blocked_paths": [str(Path(settings.data_dir).resolve())],
         "max_file_size": f"{int(settings.limits.max_file_mb)}mb",
     }
+    routes = getattr(demo, "cr_routes", None)
+    if routes:
+        options["app_kwargs"] = {"routes": list(routes)}
+    return options

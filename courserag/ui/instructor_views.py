@@ -1,0 +1,111 @@
+"""What the Instructor tab shows, rendered by pure functions in the instructor's language:
+index statistics, tables (with translated headers), build summaries, progress, gap choices.
+
+File names, questions and comments come from outside and are escaped here (Markdown) or
+passed as table cells (which Gradio shows as text).
+"""
+
+from __future__ import annotations
+
+import html
+
+from courserag.indexer import BuildSummary
+from courserag.instructor import CourseFile, IndexStats
+from courserag.ui.texts import t
+
+
+def stats_markdown(stats: IndexStats, lang: str) -> str:
+    """The store in use (and its fallback), the course's counts, the answer mode and model."""
+    health = stats.health
+    primary, *fallbacks = health.stores
+    lines = [f"**{t(lang, 'instr_store')}:** `{primary.name}` {'✓' if primary.ok else '✗'} {html.escape(primary.detail)}"]
+    lines += [f"**{t(lang, 'instr_fallback')}:** `{fb.name}` {'✓' if fb.ok else '✗'}" for fb in fallbacks]
+    counts = t(lang, "instr_course_counts", files=len(stats.files), chunks=stats.chunks)
+    lines.append(f"**{html.escape(stats.course_id)}:** {counts}")
+    if stats.error:
+        lines.append(f"⚠️ {html.escape(stats.error)}")
+    if health.answer_mode == "llm":
+        mode = t(lang, "instr_mode_llm", model=f"`{html.escape(health.llm_model)}`")
+    else:
+        mode = t(lang, "instr_mode_extractive")
+    backend = f" ({html.escape(health.embedding_backend)})" if health.embedding_backend else ""
+    lines.append(
+        f"**{t(lang, 'instr_answers')}:** {mode} · **{t(lang, 'instr_embedding')}:** "
+        f"`{html.escape(health.embedding_model)}`{backend}"
+    )
+    lines.append(f"**{t(lang, 'instr_sessions')}:** {health.sessions}")
+    return "\n\n".join(lines)
+
+
+def table(rows: list[list], keys: list[str], lang: str) -> dict:
+    """A Dataframe value with headers in `lang` (key of texts, or the header itself)."""
+    headers = [t(lang, key) if key.startswith("col_") else key for key in keys]
+    return {"data": rows, "headers": headers}
+
+
+def _size(size_bytes: int) -> str:
+    for unit, factor in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if size_bytes >= factor:
+            return f"{size_bytes / factor:.1f} {unit}"
+    return f"{size_bytes} B"
+
+
+def files_table(files: list[CourseFile], lang: str) -> dict:
+    rows = [
+        [f.source, _size(f.size_bytes), f.chunks, t(lang, "state_indexed" if f.indexed else "state_not_indexed")]
+        for f in files
+    ]
+    return table(rows, ["col_file", "col_size", "col_passages", "col_state"], lang)
+
+
+def cited_table(rows: list[tuple[str, int, int, int]], lang: str) -> dict:
+    return table([list(row) for row in rows], ["col_file", "col_times_cited", "👍", "👎"], lang)
+
+
+def gaps_table(groups: list[dict], lang: str) -> dict:
+    rows = [
+        [g["question"], g["count"], g["refused"], g["down"], str(g["last"])[:16].replace("T", " "),
+         " · ".join(g["comments"]), ", ".join(g["files"])]
+        for g in groups
+    ]
+    return table(rows, ["col_question", "col_times", "col_refused", "👎", "col_last", "col_comments", "col_files"], lang)
+
+
+def gap_choices(groups: list[dict]) -> list[tuple[str, str]]:
+    """(label, key) of each open gap for the "mark as resolved" picker."""
+    return [(f"{g['question'][:90]} (×{g['count']})", g["key"]) for g in groups]
+
+
+def batch_table(rows: list[list], lang: str) -> dict:
+    """The batch results with the result word in `lang` ("answered (warning)" -> "已回答（有警告）")."""
+    said = []
+    for row in rows:
+        number, question, result, answer, sources, ms = row
+        word, _, rest = str(result).partition(" ")
+        shown = t(lang, f"result_{word}") if word in ("answered", "refused", "error") else str(result)
+        if rest:
+            shown += (" " if lang != "zh" else "") + t(lang, "result_warning")
+        said.append([number, question, shown, answer, sources, ms])
+    return table(said, ["#", "col_question", "col_result", "col_answer", "col_sources", "ms"], lang)
+
+
+def build_summary(summary: BuildSummary, lang: str) -> str:
+    """The build's outcome, as a code block (English: BuildSummary.text(), as the CLI says it)."""
+    if lang != "zh":
+        return "```\n" + summary.text() + "\n```"
+    lines = [t(lang, "instr_build_summary", course=summary.course_id, files=summary.files, indexed=summary.indexed,
+               chunks=summary.chunks, skipped=summary.skipped, deleted=summary.deleted, failed=len(summary.failed),
+               seconds=summary.seconds)]
+    if summary.kept_previous:
+        lines.append("  " + t(lang, "instr_build_kept"))
+    lines += ["  " + t(lang, "instr_build_failed_file", file=f, reason=r) for f, r in summary.failed]
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def progress_html(done: int, total: int, name: str, lang: str) -> str:
+    """One progress bar with what is being indexed."""
+    label = t(lang, "instr_progress", done=done, total=total, name=name)
+    return (
+        f'<div class="cr-instr-progress"><progress class="cr-progress" value="{done}" max="{max(total, 1)}" '
+        f'aria-label="{html.escape(label)}"></progress><div>{html.escape(label)}</div></div>'
+    )

@@ -1,0 +1,93 @@
+"""What the source panel shows of a cited passage: its paragraphs, and which sentences the
+answer drew on (highlighted). Pure functions over text; rendering is in render.py.
+
+A passage's sentences are matched to the answer's sentences that cite it ([n]): a sentence
+the answer quotes (extractive answers) or restates (LLM answers) shares most of its words
+with one of them. The passage is shown as paragraphs: a PDF's line breaks are where the page
+wrapped, so its lines are joined; code keeps its lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from courserag.cited import cited_numbers
+from courserag.textnorm import STOPWORDS, word_tokens
+
+# A sentence ends after 。！？； or after . ! ? ; followed by white space, or at a line break.
+_SENTENCE = re.compile(r".*?(?:[。！？；]+|[.!?;]+(?=\s)|\n|$)", re.DOTALL)
+_MARKERS = re.compile(r"[\[【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]】]")
+_MARKER_RUN = re.compile(r"(?:\s*[\[【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]】])+")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•#]\s|\||\d{1,3}[.)]\s)")
+_LINE_END = re.compile(r"[.!?。！？；:：]\s*$")
+_CJK_EDGE = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+CODE_TYPES = frozenset({"py", "ipynb"})
+WRAPPED_TYPES = frozenset({"pdf", "md", "txt"})  # line breaks there are mostly where text wrapped
+MATCH_SHARE = 0.6  # a passage sentence with this share of its words in a citing sentence is marked
+MIN_WORDS = 3  # shorter pieces (a heading such as "Late policy") are not marked
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into sentences whose concatenation is `text` (white space kept)."""
+    return [piece for piece in _SENTENCE.findall(text) if piece]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in word_tokens(text) if w not in STOPWORDS and (len(w) > 1 or not w.isascii())}
+
+
+def claims(answer: str) -> list[tuple[str, list[int]]]:
+    """(text, the source numbers it cites): each run of the answer's text with the markers
+    that follow it ("A late submission loses 10% [1][2]" -> that text, [1, 2])."""
+    out: list[tuple[str, list[int]]] = []
+    for line in answer.split("\n"):
+        position = 0
+        for match in _MARKER_RUN.finditer(line):
+            text = line[position : match.start()]
+            if text.strip():
+                out.append((text, cited_numbers(match.group(0))))
+            position = match.end()
+        if line[position:].strip():
+            out.append((line[position:], []))
+    return out
+
+
+def citing_sentences(answer: str, n: int) -> list[str]:
+    """The answer's text that cites source `n` (all of it when it cites nothing)."""
+    if not cited_numbers(answer):
+        return [s for s in sentences(answer) if s.strip()]
+    return [text for text, numbers in claims(answer) if n in numbers]
+
+
+def highlight(passage: str, answer: str, n: int) -> list[tuple[str, bool]]:
+    """The passage as (piece, highlighted) pieces whose concatenation is the passage: the
+    sentences that share most of their words with a sentence of the answer citing [n]."""
+    wanted = [_words(_MARKERS.sub(" ", s)) for s in citing_sentences(answer, n)]
+    wanted = [c for c in wanted if c]
+    out: list[tuple[str, bool]] = []
+    for piece in sentences(passage):
+        words = _words(piece)
+        marked = len(words) >= MIN_WORDS and any(len(words & claim) >= MATCH_SHARE * len(words) for claim in wanted)
+        if out and out[-1][1] == marked:
+            out[-1] = (out[-1][0] + piece, marked)
+        else:
+            out.append((piece, marked))
+    return out
+
+
+def paragraphs(text: str, doc_type: str = "") -> list[str]:
+    """The passage's paragraphs for display: lines of PDFs, Markdown and text joined where
+    they only wrapped, list items and table rows kept apart; code, slides and documents line
+    by line (their line breaks end a bullet or a paragraph)."""
+    if doc_type not in WRAPPED_TYPES:
+        return [line.rstrip() for line in text.split("\n")]
+    lines: list[str] = []
+    for raw in text.split("\n"):
+        line = raw.strip()
+        previous = lines[-1] if lines else ""
+        if line and previous and not _BLOCK_START.match(line) and not _LINE_END.search(previous):
+            glue = "" if _CJK_EDGE.match(previous[-1]) and _CJK_EDGE.match(line[0]) else " "
+            lines[-1] = previous + glue + line
+        else:
+            lines.append(line)
+    return lines
