@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -243,7 +244,7 @@ def test_citation_block_escapes_text_and_links_course_pdfs_at_the_page():
     ], "en", docs)
     assert "<script>" not in html_block and "&lt;script&gt;" in html_block
     assert "\n" not in html_block  # one Markdown HTML block
-    assert "week03_hashing.pdf#page=4" in html_block and "gradio_api/file=" in html_block
+    assert "week03_hashing.pdf#page=4" in html_block and "course-file/csc3100/" in html_block
     assert html_block.count("<a ") == 1  # no link for the upload nor for a path outside the course
     assert "your notes" in html_block and "course material" in html_block
     zh = render_citations([{"n": 1, "source": "课程大纲.md", "locator": "考核", "origin": "course", "course_id": "ds2010", "text": "t"}],
@@ -285,7 +286,8 @@ def test_llm_answers_stream_into_the_chat_then_get_their_sources(study_app):
     texts = [message_text(update[0][-1]) if isinstance(update[0][-1]["content"], list) else update[0][-1]["content"] for update in updates]
     assert texts[0] == "*Searching the materials …*"
     assert texts[1:4] == ["The late ", "The late policy costs ", "The late policy costs 10% per day [1]."]
-    assert texts[-1].startswith("The late policy costs 10% per day [1].") and 'class="cr-sources"' in texts[-1]
+    shown = re.sub(r"<[^>]+>", "", texts[-1])  # the [1] marker is a button now: compare the words
+    assert shown.startswith("The late policy costs 10% per day [1].") and 'class="cr-sources"' in texts[-1]
     assert updates[-1][3]["mode"] == "llm" and updates[-1][3]["citations"]
 
 
@@ -355,3 +357,28 @@ def test_upload_result_lines_in_both_languages():
     kind, text = upload_line(UploadResult("bad.pdf", False, failure=failure), "zh")
     assert kind == "fail" and text == "✗ bad.pdf：无法从该文件中提取任何文字"
     assert render_upload_log([("fail", "✗ <b>x</b>.pdf")]) == '<div class="cr-log"><div class="cr-fail">✗ &lt;b&gt;x&lt;/b&gt;.pdf</div></div>'
+
+
+# -- the port (issue 12, point 8) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variable", ["PORT", "GRADIO_SERVER_PORT"])
+def test_a_busy_port_is_one_clean_line_naming_port(variable):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if k not in {"PORT", "GRADIO_SERVER_PORT", "SPACE_ID", "DATA_DIR"}}
+        env.update({variable: str(port), "HOST": "127.0.0.1", "HF_HUB_OFFLINE": "1"})
+        done = subprocess.run([sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and len(lines) == 1, done.stderr
+    assert f"port {port}" in lines[0] and "PORT" in lines[0]
+
+
+def test_the_readme_documents_the_port():
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`PORT`" in readme and "GRADIO_SERVER_PORT" in readme

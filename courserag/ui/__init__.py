@@ -89,6 +89,7 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
             relabel, [lang, study.course, sid],
             [*labels.components, study.course_card, study.course_status, study.notes, study.remove_names],
             api_visibility="private", queue=False, js=_RELABEL_JS,
-        ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], study.stored, api_visibility="private")
+        ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], [study.stored, study.saved],
+               api_visibility="private")
     demo.cr_routes = routes(lambda course_id: app.docs_by_course.get(course_id))
     return demo

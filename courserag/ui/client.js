@@ -3,22 +3,43 @@
   // the source panel, the sidebar toggle on narrow screens, and the page language.
   if (window.crReady) return;
   window.crReady = true;
+  // Gradio's own words that do not follow a locale change made after the page loaded
+  // (the upload box draws them once): the same words as Gradio's en and zh-CN dictionaries.
   const WORDS = {
-    en: { close: "Close", sources: "Source" },
-    zh: { close: "关闭", sources: "来源" },
+    en: { close: "Close", drop: "Drop File Here", or: "- or -", click: "Click to Upload", file: "File upload" },
+    zh: { close: "关闭", drop: "将文件拖放到此处", or: "- 或 -", click: "点击上传", file: "文件上传" },
   };
   const lang = () => (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 
   // -- the page language: <html lang> and Gradio's own strings ------------------------
+  const relabelUploads = () => {
+    if (!window.crLang) return;
+    const w = WORDS[window.crLang];
+    for (const box of document.querySelectorAll("[data-testid='upload-text']")) {
+      const texts = [...box.childNodes].filter((n) => n.nodeType === 3 && n.nodeValue.trim());
+      if (texts.length >= 2 && texts[0].nodeValue.trim() !== w.drop) {
+        texts[0].nodeValue = `${w.drop} `;
+        texts[texts.length - 1].nodeValue = ` ${w.click}`;
+        const or = box.querySelector(".or");
+        if (or && or.textContent !== w.or) or.textContent = w.or;
+      }
+      const input = box.parentElement && box.parentElement.querySelector("input[type=file]");
+      if (input && input.getAttribute("aria-label") !== w.file) input.setAttribute("aria-label", w.file);
+    }
+  };
+
   window.crSetLang = (value) => {
     const code = value === "zh" ? "zh-CN" : "en";
+    window.crLang = value === "zh" ? "zh" : "en";
     document.documentElement.lang = code;
+    relabelUploads();
     const core = performance.getEntriesByType("resource").map((e) => e.name).find((n) => /\/assets\/core-[\w-]+\.js$/.test(n));
     if (core) {
       import(core).then((m) => m.changeLocale && m.changeLocale(code)).catch(() => {});
     }
     const close = document.getElementById("cr-sp-close");
-    if (close) close.setAttribute("aria-label", WORDS[value === "zh" ? "zh" : "en"].close);
+    if (close) close.setAttribute("aria-label", WORDS[window.crLang].close);
+    if (window.crNameByText) window.crNameByText();
   };
 
   // -- the source panel ---------------------------------------------------------------
@@ -116,11 +137,13 @@
   // Gradio's upload box is named "Click to upload or drop files" but shows other words: name
   // it by what it shows, so speech input ("click Drop File Here") finds it (WCAG 2.5.3).
   const nameByText = () => {
+    relabelUploads();
     for (const box of document.querySelectorAll(".upload-container[aria-label]")) {
       const text = box.textContent.replace(/\s+/g, " ").trim();
       if (text && box.getAttribute("aria-label") !== text) box.setAttribute("aria-label", text);
     }
   };
+  window.crNameByText = nameByText;
   new MutationObserver(nameByText).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
   nameByText();
 

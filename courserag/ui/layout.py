@@ -44,6 +44,7 @@ class StudyWidgets:
     chat: Any
     turns: Any
     example_buttons: list
+    saved: Any
 
 
 def scope_choices(lang: str) -> list[tuple[str, str]]:
@@ -113,9 +114,10 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                 list_json = gr.JSON(visible=False)
                 list_button = gr.Button(visible=False)  # an API-only endpoint: /list_uploads
                 upload_button = gr.Button(visible=False)  # an API-only endpoint: /upload
+                saved = gr.Textbox(visible="hidden", elem_id="cr-saved", label="saved")
 
     private = {"api_visibility": "private"}
-    save = (app.save_state, [sid, course, lang_state, scope, turns], stored)
+    save = (app.save_state, [sid, course, lang_state, scope, turns], [stored, saved])
 
     # -- course and examples ------------------------------------------------------------
     course.input(app.select_course, [course, sid, lang_state], [course_card, course_status, *example_buttons],
@@ -150,4 +152,4 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
     comment_btn.click(app.send_comment, comment_inputs, comment_outputs, **private)
     comment.submit(app.send_comment, comment_inputs, comment_outputs, **private)
     return StudyWidgets(sid, stored, course, course_card, course_status, scope, notes, remove_names, upload_names,
-                        session_note, chat, turns, example_buttons)
+                        session_note, chat, turns, example_buttons, saved)

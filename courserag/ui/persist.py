@@ -1,9 +1,9 @@
 """What a reload (F5) brings back: the tab's session, conversation and choices, kept in the
 browser's storage (`gr.BrowserState`), and what to say when it cannot.
 
-The stored value is plain data: the session id, when it was saved, the course, language and
-scope, the names of the uploaded notes, and the answered turns (question, answer text and
-citations). The conversation is rendered again from that data on load (render.py), never
+The stored value is plain data: the session's reload key (sessions.py; never the session id
+itself), when it was saved, the course, language and scope, the names of the uploaded notes,
+and the answered turns (question, answer text and citations). The conversation is rendered again from that data on load (render.py), never
 taken from stored HTML. Within SESSION_IDLE_MINUTES of the last save the conversation comes
 back, and the notes too while the server still holds the session's pool; otherwise the
 learner is told plainly what was cleared.
@@ -30,10 +30,10 @@ def turn_to_dict(turn: ChatTurn) -> dict:
     }
 
 
-def snapshot(sid: str | None, course: str | None, lang: str, scope: str, turns: list[ChatTurn], uploads: list[str]) -> dict:
-    """The value to store in the browser after a change."""
+def snapshot(key: str | None, course: str | None, lang: str, scope: str, turns: list[ChatTurn], uploads: list[str]) -> dict:
+    """The value to store in the browser after a change (`key`: the session's reload key)."""
     return {
-        "v": VERSION, "sid": sid, "saved": time.time(), "course": course, "lang": lang, "scope": scope,
+        "v": VERSION, "key": key, "saved": time.time(), "course": course, "lang": lang, "scope": scope,
         "uploads": list(uploads), "turns": [turn_to_dict(turn) for turn in turns[-MAX_TURNS:]],
     }
 
@@ -42,7 +42,7 @@ def snapshot(sid: str | None, course: str | None, lang: str, scope: str, turns: 
 class Restored:
     """What the stored value says to bring back, after checking it."""
 
-    sid: str | None = None
+    key: str | None = None  # the reload key (valid_sid-shaped), to be looked up by SessionIndex.adopt
     course: str | None = None
     lang: str | None = None
     scope: str | None = None
@@ -77,7 +77,7 @@ def restore(stored: object, idle_minutes: float, now: float | None = None) -> Re
     """Check the stored value: a recent one comes back whole, an old one says it expired."""
     if not isinstance(stored, dict) or stored.get("v") != VERSION:
         return Restored()
-    sid = valid_sid(stored.get("sid"))
+    key = valid_sid(stored.get("key"))
     saved = stored.get("saved")
     now = time.time() if now is None else now
     if not isinstance(saved, (int, float)) or now - saved > idle_minutes * 60:
@@ -88,4 +88,4 @@ def restore(stored: object, idle_minutes: float, now: float | None = None) -> Re
     lang = stored.get("lang") if stored.get("lang") in ("en", "zh") else None
     scope = stored.get("scope") if stored.get("scope") in ("both", "course", "notes") else None
     course = stored.get("course") if isinstance(stored.get("course"), str) else None
-    return Restored(sid, course, lang, scope, turns, uploads[:50])
+    return Restored(key, course, lang, scope, turns, uploads[:50])

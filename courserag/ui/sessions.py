@@ -4,9 +4,13 @@ Each tab gets a random session id in a `gr.State`; the engine keys the tab's upl
 by it. Gradio tells us a tab closed (`demo.unload`) by its own session hash, so the map
 from hash to our ids lives here.
 
-A reload (F5) is a new Gradio session that adopts the id kept in the browser's storage:
-binding it moves it to the new session, so the old one's unload (seconds later) and the
-deletion of the old one's state (an hour later) do not release the pool the new page uses.
+A reload (F5) is a new Gradio session that adopts the session of the page it replaces: the
+browser's storage keeps a reload key (never the id itself: the id does not leave the server,
+and knowing it gives nothing), which this index maps back to the id; binding it moves it to
+the new session. A closed session's ids are released RELOAD_GRACE_S
+after its unload, unless a reloaded page adopted them meanwhile (the old page's unload comes
+the moment it closes, before the new page has loaded); the deletion of the old session's state
+(an hour later) does not release an id a live page holds either.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import uuid
 from collections import OrderedDict
 
 _SID = re.compile(r"^[0-9a-f]{32}$")
+RELOAD_GRACE_S = 10.0  # a reload finds its session again within this time; a closed tab's uploads go after it
 
 
 def new_sid() -> str:
@@ -37,8 +42,11 @@ class SessionIndex:
 
     MAX_ENTRIES = 10000
 
-    def __init__(self, release):
+    def __init__(self, release, grace_s: float = RELOAD_GRACE_S):
         self._release = release  # engine.end_session
+        self.grace_s = grace_s
+        self._keys: OrderedDict[str, str] = OrderedDict()  # reload key -> session id
+        self._key_of: dict[str, str] = {}
         self._by_hash: OrderedDict[str, set[str]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -57,12 +65,36 @@ class SessionIndex:
                     self._by_hash.popitem(last=False)
 
     def release_hash(self, session_hash: str | None) -> None:
+        """The tab closed (or reloads): its ids go after the grace time unless adopted."""
         if not session_hash:
             return
         with self._lock:
             sids = self._by_hash.pop(session_hash, set())
         for sid in sids:
-            self._release(sid)
+            timer = threading.Timer(self.grace_s, self.release_sid, args=(sid,))
+            timer.daemon = True
+            timer.start()
+
+    def reload_key(self, sid: str) -> str:
+        """The key a page keeps in the browser to find `sid` again after a reload."""
+        with self._lock:
+            key = self._key_of.get(sid)
+            if key is None:
+                key = uuid.uuid4().hex
+                self._key_of[sid] = key
+            self._keys[key] = sid
+            self._keys.move_to_end(key)
+            while len(self._keys) > self.MAX_ENTRIES:
+                old_key, old_sid = self._keys.popitem(last=False)
+                self._key_of.pop(old_sid, None)
+            return key
+
+    def adopt(self, key: object) -> str | None:
+        """The session id a reload key stands for (None for an unknown or malformed key)."""
+        if not valid_sid(key):
+            return None
+        with self._lock:
+            return self._keys.get(key)
 
     def release_sid(self, sid: object) -> None:
         """Gradio dropped a state holding `sid`: release it unless a live page holds it."""
