@@ -229,14 +229,15 @@ class RagEngine:
         history: Sequence[str] = (),
     ) -> Retrieval:
         """Everything before the answer: embed, search both paths, fuse, rank, pack."""
-        self.course(course_id)  # UnknownCourseError before any work
+        course = self.course(course_id)  # UnknownCourseError before any work
         if scope not in SCOPES:
             raise QuestionError("bad_scope", scope=scope)
         started = time.perf_counter()
         cfg = self.settings.retrieval
         query = self._standalone_query(question, history)
         tokens = word_tokens(query)
-        vector = self.embedder.embed_query(query)
+        across = is_chinese(query) != (course.language == "zh")  # a Chinese question in an English course, say
+        vector = self.embedder.query_for(self.embedder.embed_query(query), across)
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []

@@ -64,3 +64,9 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """One question's vector."""
         return self.embed_queries([text])[0]
+
+    def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
+        """The question's vector for searching in the same language or across languages.
+
+        The same for a single model; an ensemble weighs its parts differently (ensemble.py)."""
+        return vector
