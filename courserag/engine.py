@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
-from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
+from courserag.answering import ChatAnswerer, build_messages, refusal_text
 from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
+from courserag.extractive import classify, compose, render
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -341,12 +342,15 @@ class RagEngine:
             log.exception("could not write the content-gap logs")
 
     def _extractive(self, question: str, retrieval: Retrieval) -> str:
+        """The extractive answer's text, or "" when the sources do not hold what is asked."""
         query_vector = self.embedder.embed_query(retrieval.query)
 
-        def similarity(sentences: list[str]):
-            return self.embedder.embed_batch(sentences, self.settings.embedding_batch_size) @ query_vector
+        def similarity(texts: list[str]):
+            return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ query_vector
 
-        return extractive_answer(question, retrieval.items, similarity=similarity)
+        composition = compose(retrieval.query, retrieval.items, classify(question), similarity)
+        lead = "根据资料：" if is_chinese(question) else "From the materials:"
+        return render(composition, lead)
 
     def ask(
         self,

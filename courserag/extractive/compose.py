@@ -1,0 +1,174 @@
+"""The extractive answer: choose the few units that state what the question asks for.
+
+Every unit of the packed sources is scored by how much of the question's subject it holds
+(its words, or its meaning when an embedder is given), whether it holds the kind of fact
+the question asks for (a date for "when", a room for "where"…), and its source's rank. The
+best unit leads; more are added only to cover what the first leaves out (the place of a
+"when and where" question), to list what was asked for, or to explain a "why". The answer
+is refused — not guessed — when no unit about the subject holds the kind of fact asked for,
+or nothing is about the subject at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from courserag.extractive.entities import kinds_in
+from courserag.extractive.intent import Ask
+from courserag.extractive.units import Unit, source_units
+from courserag.packing import ContextItem
+from courserag.ranking import matched_tokens
+from courserag.textnorm import token_weight, word_tokens
+
+UnitSimilarity = Callable[[list[str]], Sequence[float]]
+
+# Words that say what kind of fact is wanted, or that any question about a course has; the
+# question's subject is what is left.
+GENERIC_WORDS = frozenset(
+    """course class classes materials material say says tell know please about anything information
+    date dates day days time times room rooms where when who whom email address phone number numbers
+    percentage percent weight deadline held take place happen need much many long fast allowed
+    课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
+    老师 同学""".split()
+)
+MAX_UNITS = 3
+MAX_LIST_UNITS = 5
+MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of source `n`, with what it holds and how well it fits the question."""
+
+    n: int
+    unit: Unit
+    kinds: frozenset[str]
+    coverage: float  # weighted share of the question's subject words in the unit's context
+    similarity: float  # meaning-similarity to the question, scaled to [0, 1] over the candidates
+    score: float
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The chosen units (answer order), or a refusal with the nearest source to suggest."""
+
+    units: tuple[Candidate, ...]
+    refused: bool
+    reason: str = ""
+    nearest: int | None = None
+
+
+def subject_tokens(question: str) -> set[str]:
+    """The question's content words without the words that only say what kind of fact is wanted."""
+    return {token for token in word_tokens(question) if token not in GENERIC_WORDS and len(token) > 1 or token.isdigit()}
+
+
+def _coverage(subject: set[str], text: str) -> float:
+    if not subject:
+        return 0.0
+    total = sum(token_weight(t) for t in subject)
+    found = matched_tokens(subject, text)
+    return sum(token_weight(t) for t in found) / total if total > 0 else 0.0
+
+
+def _scaled(values: Sequence[float]) -> list[float]:
+    """Min-max over the candidates: similarities of one model sit in a narrow band."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    return [(v - low) / (high - low) if high - low > 1e-6 else 0.5 for v in values]
+
+
+def _needs_met(ask: Ask, kinds: frozenset[str]) -> float:
+    if not ask.needs:
+        return 0.0
+    return sum(1 for need in ask.needs if need & kinds) / len(ask.needs)
+
+
+def candidates(
+    question: str,
+    items: Sequence[ContextItem],
+    ask: Ask,
+    similarity: UnitSimilarity | None = None,
+    people: Sequence[str] = (),
+    cross_lingual: bool = False,
+) -> list[Candidate]:
+    """Every unit of the sources, scored for this question (best first)."""
+    subject = subject_tokens(question)
+    pool: list[tuple[int, Unit]] = []
+    for item in items:
+        chunk = item.hit.chunk
+        for unit in source_units(item.text, chunk.doc_type, chunk.locator):
+            pool.append((item.n, unit))
+    pool = pool[:MAX_SCORED_UNITS]
+    if not pool:
+        return []
+    semantic = _scaled(list(similarity([u.text for _, u in pool]))) if similarity else [0.0] * len(pool)
+    out = []
+    for (n, unit), sim in zip(pool, semantic):
+        coverage = _coverage(subject, unit.context)
+        kinds = kinds_in(unit.text, people)
+        relevance = sim if cross_lingual else (0.55 * coverage + 0.45 * sim if similarity else coverage)
+        score = relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
+        out.append(Candidate(n, unit, kinds, coverage, sim, score))
+    return sorted(out, key=lambda c: -c.score)
+
+
+def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float) -> str:
+    """Why the best evidence does not answer the question ("" when it does)."""
+    best = ranked[0]
+    on_subject = [c for c in ranked if c.coverage >= min_coverage or cross_lingual and c.similarity >= 0.5]
+    if not on_subject:
+        return "no_subject"
+    for need in ask.needs:
+        if not any(need & c.kinds for c in on_subject[:8]):
+            return "missing:" + "/".join(sorted(need))
+    return "" if best.score > 0 else "no_evidence"
+
+
+def compose(
+    question: str,
+    items: Sequence[ContextItem],
+    ask: Ask,
+    similarity: UnitSimilarity | None = None,
+    people: Sequence[str] = (),
+    cross_lingual: bool = False,
+    min_coverage: float = 0.5,
+) -> Composition:
+    """Choose the answer's units (or refuse), pure given `similarity`."""
+    ranked = candidates(question, items, ask, similarity, people, cross_lingual)
+    if not ranked:
+        return Composition((), True, "no_units", None)
+    reason = _refusal(ranked, ask, cross_lingual, min_coverage)
+    if reason:
+        return Composition((), True, reason, ranked[0].n)
+    chosen = [ranked[0]]
+    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+    missing = [need for need in ask.needs if not need & ranked[0].kinds]
+    for candidate in ranked[1:]:
+        if len(chosen) >= limit:
+            break
+        if candidate.unit.text in {c.unit.text for c in chosen} or _contained(candidate, chosen):
+            continue
+        covers = [need for need in missing if need & candidate.kinds]
+        close = candidate.score >= ranked[0].score - 0.15
+        same_place = candidate.n == chosen[0].n and abs(candidate.unit.position - chosen[0].unit.position) <= 3
+        if covers and candidate.score >= ranked[0].score - 0.5:
+            chosen.append(candidate)
+            missing = [need for need in missing if need not in covers]
+        elif close and (ask.wants_list or ask.explanation or same_place) and not missing:
+            chosen.append(candidate)
+    chosen.sort(key=lambda c: (c.n, c.unit.position))
+    return Composition(tuple(chosen), False)
+
+
+def _contained(candidate: Candidate, chosen: list[Candidate]) -> bool:
+    """A unit whose text is inside one already chosen (an item inside its list) adds nothing."""
+    return any(candidate.unit.text in c.unit.text or c.unit.text in candidate.unit.text for c in chosen)
+
+
+def render(composition: Composition, lead: str) -> str:
+    """'From the materials:' then one line per unit, each marked with its source number."""
+    lines = [f"- {c.unit.text} [{c.n}]" for c in composition.units]
+    return lead + "\n" + "\n".join(lines) if lines else ""
