@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
-from courserag.answering import ChatAnswerer, build_messages, refusal_text
+from courserag.answering import ChatAnswerer, build_messages
+from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedders import Embedder, get_embedder
@@ -252,14 +253,18 @@ class RagEngine:
             vector_lists.append(pool.vector_search(vector, n))
             lexical_lists.append(pool.lexical_search(tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
-        rank_query = RankQuery(tuple(tokens), ranking.extract_identifiers(query), is_chinese(query), self._floor(vector))
+        floor = self._floor(vector)
+        # The course's own code names the course, not a fact: it must not lift every chunk
+        # that mentions it above the one that answers.
+        identifiers = ranking.extract_identifiers(query) - own_codes(course)
+        rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor)
         ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
             cfg.max_chunk_tokens, cfg.context_token_budget,
         )
         elapsed = (time.perf_counter() - started) * 1000
-        return Retrieval(question, query, items, notices, elapsed, len(candidates))
+        return Retrieval(question, query, items, notices, elapsed, len(candidates), across, vector, floor)
 
     def _floor(self, query_vector) -> float:
         """The question's similarity to text that does not answer it (calibration.py)."""
@@ -294,14 +299,16 @@ class RagEngine:
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
         answer = Answer(question, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=course_id)
-        if not retrieval.items:
-            answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+        codes = check_codes(retrieval.query, self.course(course_id), self.directory)
+        if codes.about_another_course:
+            code, other = codes.other_courses[0]
+            _refuse(answer, "answer_other_course", code=code, name=other.name)
+        elif not retrieval.items:
+            _refuse(answer, "answer_not_found")
         elif self.answerer is not None:
-            yield from self._llm_answer(question, retrieval, answer)
+            yield from self._llm_answer(question, retrieval, answer, codes)
         else:
-            answer.answer = self._extractive(question, retrieval)
-        if not answer.answer:
-            answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+            self._extractive(answer, retrieval, codes)
         if answer.refused:
             answer.items = []
         now = time.perf_counter()
@@ -313,7 +320,7 @@ class RagEngine:
         self._log_gaps(answer, scope)
         yield answer
 
-    def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer) -> Iterator[str]:
+    def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer, codes: CodeCheck) -> Iterator[str]:
         """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
         text = ""
         try:
@@ -322,12 +329,12 @@ class RagEngine:
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text
             if LLM_REFUSAL_MARKER in text:
-                answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+                _refuse(answer, "answer_not_found")
             else:
                 answer.answer, answer.mode = text.strip(), "llm"
         except LLMUnavailableError as exc:
             answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
-            answer.answer = self._extractive(question, retrieval)
+            self._extractive(answer, retrieval, codes)
 
     def _log_gaps(self, answer: Answer, scope: str) -> None:
         """Refused questions and cited course files feed the instructor's content-gap view."""
@@ -341,16 +348,23 @@ class RagEngine:
         except OSError:
             log.exception("could not write the content-gap logs")
 
-    def _extractive(self, question: str, retrieval: Retrieval) -> str:
-        """The extractive answer's text, or "" when the sources do not hold what is asked."""
-        query_vector = self.embedder.embed_query(retrieval.query)
+    def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
+        """Quote the units that answer, or refuse and point at the nearest source."""
 
         def similarity(texts: list[str]):
-            return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ query_vector
+            return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ retrieval.vector
 
-        composition = compose(retrieval.query, retrieval.items, classify(question), similarity)
-        lead = "根据资料：" if is_chinese(question) else "From the materials:"
-        return render(composition, lead)
+        composition = compose(
+            retrieval.query, retrieval.items, classify(retrieval.query), similarity,
+            floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
+        )
+        if composition.refused:
+            if composition.reason == "missing_code":
+                _refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
+            else:
+                _refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
+            return
+        answer.answer = render(composition, _lead(answer.question, composition))
 
     def ask(
         self,
@@ -366,3 +380,31 @@ class RagEngine:
             final = update
         assert isinstance(final, Answer)
         return final
+
+
+def _language(text: str) -> str:
+    return "zh" if is_chinese(text) else "en"
+
+
+def _lead(question: str, composition) -> str:
+    """"From the materials:", saying so when the quotes are in the other language."""
+    quoted = " ".join(c.unit.text for c in composition.units)
+    lang, source = _language(question), _language(quoted)
+    code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
+    return Notice(code).text(lang)
+
+
+def _item(retrieval: Retrieval, n: int | None):
+    return next((item for item in retrieval.items if item.n == n), None)
+
+
+def _refuse(answer: Answer, message: str, nearest=None, **params) -> None:
+    """A plain "not found" (or why not) in the question's language; no citations, and the
+    nearest related source offered as a place to look, not as an answer."""
+    lang = _language(answer.question)
+    text = Notice(message, params).text(lang)
+    if nearest is not None:
+        chunk = nearest.hit.chunk
+        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": chunk.locator}).text(lang)
+        answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
+    answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []

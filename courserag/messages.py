@@ -277,6 +277,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{reason}; showing the most relevant passages instead.",
         "zh": "{reason}；改为展示最相关的原文段落。",
     },
+    # -- answers (said in the question's language) ----------------------------------------
+    "answer_not_found": {
+        "en": "I could not find this in this course's materials or your notes, so I won't guess.",
+        "zh": "在本课程的资料和你上传的笔记中没有找到相关内容，因此不作猜测。",
+    },
+    "answer_other_course": {
+        "en": "{code} is the course code of {name}, not of this course. Choose {name} in the course list to ask about it.",
+        "zh": "{code} 是课程“{name}”的代码，不是本课程的。请在课程列表中选择“{name}”后再提问。",
+    },
+    "answer_code_not_found": {
+        "en": "This course's materials say nothing about {code}, so I won't guess.",
+        "zh": "本课程的资料中没有关于 {code} 的内容，因此不作猜测。",
+    },
+    "answer_look_at": {
+        "en": "You may want to look at {source} ({locator}).",
+        "zh": "可以看看 {source}（{locator}）。",
+    },
+    "answer_lead": {"en": "From the materials:", "zh": "根据资料："},
+    "answer_lead_zh_materials": {
+        "en": "From the course materials (quoted in Chinese, as they are written):",
+        "zh": "根据资料：",
+    },
+    "answer_lead_en_materials": {
+        "en": "From the materials:",
+        "zh": "答案摘自英文课程资料：",
+    },
     # -- the language model -------------------------------------------------------------
     "llm_failed": {
         "en": "the language model at {host} failed ({kind})",

@@ -43,8 +43,8 @@ class RetrievalSettings:
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25
     weak_vector_threshold: float = 0.35
-    relevance_threshold: float = 0.45  # English questions below it are refused (ranking.ENGLISH_GATE)
-    chinese_relevance_threshold: float = 0.40  # the same for Chinese (ranking.CHINESE_GATE)
+    relevance_threshold: float = 0.30  # English questions below it are refused (ranking.ENGLISH_GATE)
+    chinese_relevance_threshold: float = 0.30  # the same for Chinese (ranking.CHINESE_GATE)
     fusion: str = "hybrid"  # "hybrid" (language- and confidence-aware) or "reference"
     max_chunk_tokens: int = 500
     context_token_budget: int = 2000
