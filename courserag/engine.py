@@ -357,6 +357,7 @@ class RagEngine:
         composition = compose(
             retrieval.query, retrieval.items, classify(retrieval.query), similarity,
             floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
+            ignore=tuple(own_codes(self.course(answer.course_id))),
         )
         if composition.refused:
             if composition.reason == "missing_code":

@@ -31,7 +31,7 @@ GENERIC_WORDS = frozenset(
     date dates day days time times room rooms where when who whom email address phone number numbers
     percentage percent weight deadline held take place happen need much many long fast allowed
     课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
-    老师 同学""".split()
+    老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课""".split()
 )
 MAX_UNITS = 3
 MAX_LIST_UNITS = 5
@@ -48,7 +48,7 @@ ON_SUBJECT_MARGIN = 0.12
 CROSS_ON_SUBJECT_MARGIN = 0.07
 # The unit that holds the kind of fact asked for must also be about the question's subject:
 # "Which room is the final exam in?" is not answered by the midterm's room.
-NEED_COVERAGE = 0.75
+NEED_COVERAGE = 0.6
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,12 @@ class Composition:
     nearest: int | None = None
 
 
-def subject_tokens(question: str) -> set[str]:
-    """The question's content words without the words that only say what kind of fact is wanted."""
-    return {token for token in word_tokens(question) if token not in GENERIC_WORDS and len(token) > 1 or token.isdigit()}
+def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
+    """The question's content words without the words that only say what kind of fact is
+    wanted, and without `ignore` (the course's own code: it names the course, not a topic)."""
+    ignored = {code.lower() for code in ignore}
+    tokens = word_tokens(question, whole_words=True)
+    return {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
 
 
 def _coverage(subject: set[str], text: str) -> float:
@@ -100,15 +103,18 @@ def candidates(
     people: Sequence[str] = (),
     cross_lingual: bool = False,
     floor: float = 0.0,
+    ignore: Sequence[str] = (),
 ) -> list[Candidate]:
     """Every unit of the sources, scored for this question (best first)."""
-    subject = subject_tokens(question)
+    subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
     for item in items:
         chunk = item.hit.chunk
-        title = item.text.lstrip().split("\n", 1)[0][:200]  # a chunk's first line names what it is about
+        # A chunk's first line names what it is about (the last part of a heading path).
+        title = item.text.lstrip().split("\n", 1)[0].split(" > ")[-1][:200]
         for unit in source_units(item.text, chunk.doc_type, chunk.locator):
-            pool.append((item.n, Unit(unit.text, unit.kind, unit.position, f"{title} {unit.context}")))
+            heading = unit.heading if title in unit.heading else f"{title} {unit.heading}"
+            pool.append((item.n, Unit(unit.text, unit.kind, unit.position, unit.context, heading)))
     pool = pool[:MAX_SCORED_UNITS]
     if not pool:
         return []
@@ -116,7 +122,10 @@ def candidates(
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
     out = []
     for (n, unit), margin in zip(pool, margins):
-        coverage = _coverage(subject, unit.context)
+        # The unit's own words count most; its section's heading counts too (a row of the
+        # "Final exam" section is about the final exam), but cannot make every unit under a
+        # heading that names two things equally about both.
+        coverage = 0.6 * _coverage(subject, unit.context) + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}")
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
         relevance = meaning if cross_lingual else (0.5 * coverage + 0.5 * meaning if similarity else coverage)
@@ -134,7 +143,10 @@ def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverag
         return "no_subject"
     for need in ask.needs:
         holders = [c for c in on_subject[:8] if need & c.kinds]
-        if not any(c.coverage >= NEED_COVERAGE or c.margin >= needed_margin for c in holders):
+        # In the question's language the holder must name the subject; across languages
+        # (no shared words) its meaning has to do.
+        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
+                   for c in holders):
             return "missing:" + "/".join(sorted(need))
     return "" if best.score > 0 else "no_evidence"
 
@@ -149,41 +161,69 @@ def compose(
     min_coverage: float = 0.5,
     floor: float = 0.0,
     required: Sequence[str] = (),
+    ignore: Sequence[str] = (),
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
     `required` are identifiers (course codes of no listed course) that every quoted unit
     must name: a question about MAT-2040 is answered only by what the materials say of it.
     """
-    ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor)
+    ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required))
     if not ranked:
         return Composition((), True, "no_units", None)
     if required:
-        naming = [c for c in ranked if all(code in _identifiers(c.unit.context) for code in required)]
-        if not naming:
+        # Only what names the code can answer, and it must still be about the rest of the
+        # question ("the late policy for MAT-2040" is not answered by MAT-2040's prerequisites).
+        naming = [c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)]
+        if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
     reason = _refusal(ranked, ask, cross_lingual, min_coverage)
     if reason:
         return Composition((), True, reason, ranked[0].n)
-    chosen = [ranked[0]]
-    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
-    missing = [need for need in ask.needs if not need & ranked[0].kinds]
-    for candidate in ranked[1:]:
-        if len(chosen) >= limit:
-            break
-        if candidate.unit.text in {c.unit.text for c in chosen} or _contained(candidate, chosen):
-            continue
-        covers = [need for need in missing if need & candidate.kinds]
-        close = candidate.score >= ranked[0].score - 0.15
-        same_place = candidate.n == chosen[0].n and abs(candidate.unit.position - chosen[0].unit.position) <= 3
-        if covers and candidate.score >= ranked[0].score - 0.5:
-            chosen.append(candidate)
-            missing = [need for need in missing if need not in covers]
-        elif close and (ask.wants_list or ask.explanation or same_place) and not missing:
-            chosen.append(candidate)
+    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+    chosen = _select(ranked, ask, lambda c: c.coverage >= min_coverage or c.margin >= needed_margin)
     chosen.sort(key=lambda c: (c.n, c.unit.position))
     return Composition(tuple(chosen), False)
+
+
+def _distance(candidate: Candidate, anchor: Candidate) -> tuple[int, int]:
+    """How far a unit is from the best one: another source is farther than any unit of its own."""
+    return (candidate.n != anchor.n, abs(candidate.unit.position - anchor.unit.position))
+
+
+def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]) -> list[Candidate]:
+    """The best unit, then what it leaves out: a unit for each fact kind still missing (the
+    nearest one about the subject), the best unit's neighbours when the question wants more
+    than one fact (a policy, a yes/no with its reason, an explanation, a list), and for lists
+    the other strong units."""
+    best = ranked[0]
+    chosen = [best]
+    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+
+    def fresh(c: Candidate) -> bool:
+        return c not in chosen and not _contained(c, chosen)
+
+    missing = [need for need in ask.needs if not need & best.kinds]
+    while missing and len(chosen) < limit:
+        pool = [c for c in ranked if fresh(c) and on_subject(c) and c.score >= best.score - 0.5
+                and any(need & c.kinds for need in missing)]
+        if not pool:
+            break
+        pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
+        chosen.append(pick)
+        missing = [need for need in missing if not need & pick.kinds]
+    if not ask.needs or ask.yes_no or ask.explanation or ask.wants_list:
+        near = [c for c in ranked if c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= 3
+                and (on_subject(c) or c.unit.heading == best.unit.heading) and c.score >= best.score - 0.35]
+        for c in sorted(near, key=lambda c: _distance(c, best)):
+            if len(chosen) < limit and fresh(c):
+                chosen.append(c)
+    if ask.wants_list:
+        for c in ranked:
+            if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
+                chosen.append(c)
+    return chosen
 
 
 def _contained(candidate: Candidate, chosen: list[Candidate]) -> bool:

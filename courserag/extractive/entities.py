@@ -39,7 +39,10 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+(?=\s*(?:\(|—|\||:))"
     ),
     "percent": re.compile(r"\d+(?:\.\d+)?\s*%|百分之[\d一二三四五六七八九十百]+"),
-    "number": re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二三四五六七八九十两]+\s*(?:个|次|分|学分|周|天|人|页)"),
+    "number": re.compile(
+        r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二三四五六七八九十两]+\s*(?:个|次|分|学分|周|天|人|页|张)"
+        r"|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|once|twice|single|double)\b"
+    ),
     "duration": re.compile(r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年", re.IGNORECASE),
     "complexity": re.compile(r"\b(?:O|Θ|Ω|Theta|Omega)\s*\([^)]{1,40}\)"),
 }

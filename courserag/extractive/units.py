@@ -49,7 +49,24 @@ class Unit:
     text: str
     kind: str  # "sentence" | "item" | "row" | "output"
     position: int
-    context: str
+    context: str  # the text with its lead-in or table header
+    heading: str = ""  # the section it stands in
+
+
+# A sentence that opens with one of these leans on the sentence before it ("It is simple
+# and cache-friendly…" after "Linear probing: …"): it is quoted together with it.
+_LEANS_BACK = re.compile(r"^(?:it|its|this|these|they|their|that|those|such|he|she|his|her|它|其|这|该|此|他|她)\b|^(?:它|其|这|该|此|他|她)", re.IGNORECASE)
+
+
+def _resolve_pronouns(sentences: list[str]) -> list[str]:
+    """Join each sentence that opens with a pronoun to the sentence it refers back to."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and _LEANS_BACK.match(sentence) and len(out[-1]) < 300:
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
 
 
 def _clean(line: str) -> str:
@@ -119,8 +136,8 @@ class _Builder:
         text = text.strip()
         if not text:
             return
-        context = " ".join(part for part in (self.heading, context, text) if part)
-        self.units.append(Unit(text, kind, self.position(), context))
+        context = " ".join(part for part in (context, text) if part)
+        self.units.append(Unit(text, kind, self.position(), context, self.heading))
 
     def flush_colon(self) -> None:
         if self.pending_colon is not None:
@@ -133,7 +150,7 @@ class _Builder:
         if pending is None:
             return False
         joined = f"{pending.text} {text}"
-        self.pending_colon = Unit(joined, pending.kind, pending.position, f"{pending.context} {text}")
+        self.pending_colon = Unit(joined, pending.kind, pending.position, f"{pending.context} {text}", pending.heading)
         return True
 
     def table_row(self, line: str) -> None:
@@ -158,20 +175,20 @@ class _Builder:
             self.add(f"{intro} {item}" if len(intro) <= MAX_LEAD_IN else item, "item", intro)
             self.pending_colon = Unit(
                 lead.text + (" " if lead.text.endswith((":", "：")) else "; ") + item,
-                lead.kind, lead.position, f"{lead.context} {item}",
+                lead.kind, lead.position, f"{lead.context} {item}", lead.heading,
             )
             return
         self.add(item, "item", self.lead_in)
 
     def paragraph(self, line: str) -> None:
-        sentences = split_sentences(_clean(line))
+        sentences = _resolve_pronouns(split_sentences(_clean(line)))
         for index, sentence in enumerate(sentences):
             if self.extend_colon(sentence) and not _LEAD_IN_END.search(sentence):
                 self.flush_colon()
                 continue
             self.flush_colon()
             if _LEAD_IN_END.search(sentence):
-                self.pending_colon = Unit(sentence, "sentence", self.position(), " ".join((self.heading, sentence)))
+                self.pending_colon = Unit(sentence, "sentence", self.position(), sentence, self.heading)
                 self.colon_sentence = sentence
                 self.lead_in = sentence if index == len(sentences) - 1 else ""
             else:
