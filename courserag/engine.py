@@ -212,7 +212,7 @@ class RagEngine:
         notices.extend(hits.notices)
         return hits.vector, hits.lexical
 
-    def _standalone_query(self, question: str, history: Sequence[str]) -> str:
+    def _standalone_query(self, question: str, history: Sequence[object]) -> str:
         """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
         the heuristic otherwise (or when the LLM fails)."""
         if self.answerer is not None and history and looks_like_followup(question):
@@ -228,7 +228,7 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Retrieval:
         """Everything before the answer: embed, search both paths, fuse, rank, pack."""
         course = self.course(course_id)  # UnknownCourseError before any work
@@ -291,7 +291,7 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Iterator[str | Answer]:
         """Yield the growing answer text while it streams, then the final Answer."""
         started = time.perf_counter()
@@ -373,7 +373,7 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Answer:
         """The whole answer at once (CLI, batch, tests)."""
         final = None
