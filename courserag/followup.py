@@ -93,7 +93,9 @@ def _kind(term: str) -> str:
 
 
 def _terms(text: str) -> list[str]:
-    return [t for t in _EN_TERM.findall(text) if t.lower() not in _QUESTION_WORDS]
+    """Names, ids and capitalised terms of a text, without a possessive 's."""
+    terms = (re.sub(r"['’]s$", "", t) for t in _EN_TERM.findall(text))
+    return [t for t in terms if t.lower() not in _QUESTION_WORDS]
 
 
 def _replace_en(question: str, previous: str) -> str | None:

@@ -11,6 +11,7 @@ or nothing is about the subject at all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -76,7 +77,7 @@ class Composition:
 def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
     """The question's content words without the words that only say what kind of fact is
     wanted, and without `ignore` (the course's own code: it names the course, not a topic)."""
-    ignored = {code.lower() for code in ignore}
+    ignored = {part for code in ignore for part in (code.lower(), *re.findall(r"[a-z]+|\d+", code.lower()))}
     tokens = word_tokens(question, whole_words=True)
     return {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
 
@@ -142,7 +143,8 @@ def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverag
     if not on_subject:
         return "no_subject"
     for need in ask.needs:
-        holders = [c for c in on_subject[:8] if need & c.kinds]
+        accepted = need | {"condition"} if "date" in need else need  # "when does it resize?" -> "when it holds…"
+        holders = [c for c in on_subject[:8] if accepted & c.kinds]
         # In the question's language the holder must name the subject; across languages
         # (no shared words) its meaning has to do.
         if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin

@@ -18,7 +18,8 @@ PATTERNS: dict[str, re.Pattern] = {
     "date": re.compile(
         rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b{_MONTH}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b|\b(?:{_WEEKDAY})\b"
         r"|\d{1,2}\s*月\s*\d{1,2}\s*日|\d{4}\s*年\s*\d{1,2}\s*月|(?:周|星期|礼拜)[一二三四五六日天]|(?:today|tomorrow|tonight)\b"
-        r"|第\s*\d+\s*周|\bweek\s+\d+\b",
+        r"|第\s*\d+\s*周|\bweek\s+\d+\b|大[一二三四]|第[一二三四]学年|[春秋]季|学期"
+        r"|\b(?:first|second|third|fourth|final) year\b|\b(?:fall|spring|autumn|summer|winter) (?:term|semester)\b",
         re.IGNORECASE,
     ),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}\s*(?:点|时)(?:\d{1,2}\s*分)?|(?:上午|下午|晚上|中午)", re.IGNORECASE),
@@ -36,7 +37,7 @@ PATTERNS: dict[str, re.Pattern] = {
     "person": re.compile(
         r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms|Mx)\.?\s+[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?"
         r"|[\u4e00-\u9fff]{2,3}(?=\s*(?:教授|副教授|讲师|老师|助教|博士))|(?:教授|副教授|讲师|老师|助教)\s*[\u4e00-\u9fff]{2,3}"
-        r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+(?=\s*(?:\(|—|\||:))"
+        r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b"
     ),
     "percent": re.compile(r"\d+(?:\.\d+)?\s*%|百分之[\d一二三四五六七八九十百]+"),
     "number": re.compile(
@@ -45,6 +46,8 @@ PATTERNS: dict[str, re.Pattern] = {
     ),
     "duration": re.compile(r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年", re.IGNORECASE),
     "complexity": re.compile(r"\b(?:O|Θ|Ω|Theta|Omega)\s*\([^)]{1,40}\)"),
+    # "when it holds 37 keys": a condition answers a "when" as well as a date does.
+    "condition": re.compile(r"\b(?i:when|whenever|once|if|as soon as|until)\b|当.{0,30}(?:时|后)|一旦|如果|只要"),
 }
 KINDS = tuple(PATTERNS)
 
