@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from courserag.errors import LLMUnavailableError
 from courserag.packing import ContextItem
+from courserag.textnorm import is_chinese
 
 SYSTEM_PROMPT = """You are a study assistant for a university course. Answer the student's question using ONLY the numbered sources provided in the user message.
 Rules:
@@ -41,9 +42,24 @@ def _escape_attribute(text: str) -> str:
     return " ".join(_escape_source(text).replace('"', "'").replace("<", "(").replace(">", ")").split())
 
 
-def build_messages(question: str, items: Sequence[ContextItem]) -> list[dict]:
-    """Chat messages for the grounded answer: rules in the system message, sources and the
-    question in the user message, each source inside its own <source> element."""
+# The conversation the model sees before the question: the last turns, each cut short, so
+# that a long chat never crowds the sources out of the context window.
+HISTORY_TURNS = 4
+HISTORY_TURN_CHARS = 600
+
+
+def _conversation(history: Sequence[object]) -> str:
+    from courserag.followup import turns_of
+
+    turns = turns_of(history)[-HISTORY_TURNS:]
+    lines = [f"{'Student' if t.role == 'user' else 'Assistant'}: {_escape_source(t.content[:HISTORY_TURN_CHARS])}" for t in turns]
+    return "Earlier in this conversation (context only, not a source):\n" + "\n".join(lines) + "\n\n" if lines else ""
+
+
+def build_messages(question: str, items: Sequence[ContextItem], history: Sequence[object] = ()) -> list[dict]:
+    """Chat messages for the grounded answer: rules in the system message, sources, the
+    recent conversation and the question in the user message, each source inside its own
+    <source> element. The answer is asked for in the question's language."""
     blocks = []
     for item in items:
         chunk = item.hit.chunk
@@ -53,10 +69,12 @@ def build_messages(question: str, items: Sequence[ContextItem]) -> list[dict]:
             f'location="{_escape_attribute(chunk.locator)}" origin="{origin}">\n'
             f"{_escape_source(item.text)}\n</source>"
         )
+    language = "Chinese" if is_chinese(question) else "English"
     user = (
         "Sources:\n" + "\n\n".join(blocks) + "\n\n"
-        f"Question: {question}\n\n"
-        "Answer from the sources only, citing them as [n]."
+        + _conversation(history)
+        + f"Question: {question}\n\n"
+        f"Answer in {language} from the sources only, citing them as [n] (quote a source in its own language when that is clearer)."
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 

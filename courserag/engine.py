@@ -96,7 +96,7 @@ class RagEngine:
             answerer = ChatAnswerer(
                 settings.llm_base_url,
                 settings.llm_model,
-                secret("LLM_API_KEY", required=False),
+                secret("LLM_API_KEY", required=False) or secret("HF_TOKEN", required=False),
                 timeout_s=settings.llm_timeout_s,
                 max_tokens=settings.llm_max_tokens,
             )
@@ -306,7 +306,7 @@ class RagEngine:
         elif not retrieval.items:
             _refuse(answer, "answer_not_found")
         elif self.answerer is not None:
-            yield from self._llm_answer(question, retrieval, answer, codes)
+            yield from self._llm_answer(question, retrieval, answer, codes, history)
         else:
             self._extractive(answer, retrieval, codes)
         if answer.refused:
@@ -320,11 +320,13 @@ class RagEngine:
         self._log_gaps(answer, scope)
         yield answer
 
-    def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer, codes: CodeCheck) -> Iterator[str]:
+    def _llm_answer(
+        self, question: str, retrieval: Retrieval, answer: Answer, codes: CodeCheck, history: Sequence[object] = ()
+    ) -> Iterator[str]:
         """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
         text = ""
         try:
-            for delta in self.answerer.stream(build_messages(question, retrieval.items)):
+            for delta in self.answerer.stream(build_messages(question, retrieval.items, history)):
                 text += delta
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text

@@ -15,6 +15,8 @@ from courserag.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
+HF_ROUTER_URL = "https://router.huggingface.co/v1"  # Hugging Face inference providers, OpenAI-compatible
+HF_DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"  # English and Chinese; any router model can be set with LLM_MODEL
 
 
 @dataclass(frozen=True)
@@ -154,8 +156,10 @@ class Settings:
             weaviate_timeout_s=get("WEAVIATE_TIMEOUT_S", base.weaviate_timeout_s, float),
             weaviate_hybrid_alpha=get("WEAVIATE_HYBRID_ALPHA", base.weaviate_hybrid_alpha, float),
             weaviate_search=get("WEAVIATE_SEARCH", base.weaviate_search),
-            llm_base_url=get("LLM_BASE_URL", None),
-            llm_model=get("LLM_MODEL", base.llm_model),
+            # One secret on a Space: HF_TOKEN alone selects Hugging Face's OpenAI-compatible
+            # inference router and its default instruct model.
+            llm_base_url=get("LLM_BASE_URL", None) or (get("HF_ROUTER_URL", HF_ROUTER_URL) if env.get("HF_TOKEN") else None),
+            llm_model=get("LLM_MODEL", HF_DEFAULT_MODEL if env.get("HF_TOKEN") and not env.get("LLM_BASE_URL") else base.llm_model),
             llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
             session_idle_minutes=get("SESSION_IDLE_MINUTES", base.session_idle_minutes, float),
             instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN")),

@@ -80,3 +80,26 @@ def test_heading_line_is_not_glued_to_the_first_sentence():
     question = "Where does the study group meet?"
     composition = compose(question, [ContextItem(1, ScoredChunk(chunk), text, 12)], classify(question))
     assert render(composition, "From the materials:").splitlines()[1] == "- Our study group meets in room L-204 every Wednesday. [1]"
+
+
+def test_hf_token_alone_selects_the_hugging_face_router_and_is_the_key(fake_llm, monkeypatch):
+    from courserag.engine import RagEngine
+    from courserag.settings import HF_DEFAULT_MODEL, HF_ROUTER_URL, Settings
+
+    settings = Settings.from_env({"HF_TOKEN": "hf_test_token"})
+    assert settings.llm_base_url == HF_ROUTER_URL and settings.llm_model == HF_DEFAULT_MODEL
+    assert Settings.from_env({"HF_TOKEN": "x", "LLM_BASE_URL": "http://localhost:11434/v1"}).llm_base_url == "http://localhost:11434/v1"
+    # The same wiring against the local stand-in for the router: the token is the bearer key.
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    monkeypatch.setenv("HF_ROUTER_URL", fake_llm.base_url)
+    engine = RagEngine.from_settings(Settings.from_env())
+    text = "".join(engine.answerer.stream(build_messages("Q?", [item(1, "x")])))
+    assert text and fake_llm.headers[-1]["authorization"] == "Bearer hf_test_token"
+    assert fake_llm.requests[-1]["model"] == HF_DEFAULT_MODEL
+
+
+def test_the_prompt_carries_the_recent_conversation_and_asks_for_the_questions_language():
+    history = [{"role": "user", "content": "When is the midterm?"}, {"role": "assistant", "content": "On 2026-10-20 [1]."}]
+    user = build_messages("那期末考试呢？", [item(1, "Final exam on 2026-12-15.")], history)[1]["content"]
+    assert "Student: When is the midterm?" in user and "Assistant: On 2026-10-20 [1]." in user
+    assert "Answer in Chinese" in user and user.index("Earlier in this conversation") < user.index("Question: 那期末考试呢？")
