@@ -63,6 +63,7 @@ def test_units_read_on_their_own(text, doc_type, expected):
         ("priya.nair@example.edu", "phone", False),
         ("Final exam | 40%", "percent", True),
         ("two A4 sheets", "number", True),
+        ("exactly seventeen handshakes", "number", True),
         ("O(E log E) time", "complexity", True),
         ("when it holds 37 keys", "condition", True),
     ],

@@ -42,7 +42,9 @@ PATTERNS: dict[str, re.Pattern] = {
     "percent": re.compile(r"\d+(?:\.\d+)?\s*%|百分之[\d一二三四五六七八九十百]+"),
     "number": re.compile(
         r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二三四五六七八九十两]+\s*(?:个|次|分|学分|周|天|人|页|张)"
-        r"|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|once|twice|single|double)\b"
+        r"|\b(?i:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+        r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+        r"|dozen|once|twice|single|double|half)\b"
     ),
     "duration": re.compile(r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年", re.IGNORECASE),
     "complexity": re.compile(r"\b(?:O|Θ|Ω|Theta|Omega)\s*\([^)]{1,40}\)"),
