@@ -359,7 +359,7 @@ class RagEngine:
         composition = compose(
             retrieval.query, retrieval.items, classify(retrieval.query), similarity,
             floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
-            ignore=tuple(own_codes(self.course(answer.course_id))),
+            ignore=tuple(own_codes(self.course(answer.course_id))), word_vectors=self.embedder.word_vectors,
         )
         if composition.refused:
             if composition.reason == "missing_code":

@@ -65,6 +65,11 @@ class Embedder(ABC):
         """One question's vector."""
         return self.embed_queries([text])[0]
 
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        """Vectors for single words, to match a word with its translation; None when this
+        model is not good at words alone (an ensemble with USE is: ensemble.py)."""
+        return None
+
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         """The question's vector for searching in the same language or across languages.
 

@@ -20,6 +20,9 @@ import numpy as np
 from courserag.embedders.base import Embedder, l2_normalize
 
 
+WORD_CACHE = 50_000  # word vectors kept (a course's vocabulary)
+
+
 class EnsembleEmbedder(Embedder):
     """Weighted concatenation of two (or more) embedders' normalised vectors.
 
@@ -43,6 +46,21 @@ class EnsembleEmbedder(Embedder):
         if len(weights) != len(parts) or sum(weights) <= 0 or any(w < 0 for w in weights):
             raise ValueError(f"in-language weights must be one per part, >= 0, not all 0, but got {weights}")
         self.in_language = [w / sum(weights) for w in weights]
+        self._words: dict[str, np.ndarray] = {}  # word -> vector, oldest first
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        """Words go to the part that reads single words well (USE multilingual v3 matches
+        期末/final, 学习率/learning rate; e5 maps most exam words to "midterm"), cached."""
+        part = next((model for model, _ in self.parts if model.name.startswith("use-")), None)
+        if part is None:
+            return None
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            for word, vector in zip(missing, part.embed_batch(missing, 64)):
+                if len(self._words) >= WORD_CACHE:
+                    self._words.pop(next(iter(self._words)))
+                self._words[word] = vector
+        return np.stack([self._words[w] for w in words])
 
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         if across_languages:
