@@ -21,7 +21,7 @@ from courserag.extractive.units import Unit, source_units
 from courserag.packing import ContextItem
 from courserag.codes import course_codes
 from courserag.ranking import matched_tokens
-from courserag.textnorm import token_weight, word_tokens
+from courserag.textnorm import is_chinese, token_weight, word_tokens
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
 # Word vectors for matching a question's words across languages (None: no word model).
@@ -31,6 +31,7 @@ WordVectors = Callable[[list[str]], "object"]
 # 学习率/learning rate 0.86, against at most ~0.5 for unrelated pairs).
 TRANSLATION_SIMILARITY = 0.55
 MAX_POOL_WORDS = 1500
+SYNONYM_SIMILARITY = 0.65
 
 # Words that say what kind of fact is wanted, or that any question about a course has; the
 # question's subject is what is left.
@@ -106,7 +107,7 @@ def _text_words(text: str) -> list[str]:
     return word_tokens(text, whole_words=True)
 
 
-def _translations(subject: set[str], pool: list[tuple[int, Unit]], vectors: WordVectors) -> dict[str, set[str]]:
+def _translations(subject: set[str], pool: list[tuple[int, Unit]], vectors: WordVectors, threshold: float) -> dict[str, set[str]]:
     """For each subject word, the words of the units that mean the same in the other language."""
     import numpy as np
 
@@ -116,7 +117,12 @@ def _translations(subject: set[str], pool: list[tuple[int, Unit]], vectors: Word
     if not words or not tokens:
         return {}
     similarity = np.asarray(vectors(tokens)) @ np.asarray(vectors(words)).T
-    return {t: {words[j] for j in np.flatnonzero(similarity[i] >= TRANSLATION_SIMILARITY)} for i, t in enumerate(tokens)}
+    # A part of the word itself is no synonym: 考试 does not mean 期末考试 (the words that
+    # contain it, or that it contains, are matched as words already, or not at all).
+    return {
+        t: {words[j] for j in np.flatnonzero(similarity[i] >= threshold) if words[j] not in t and t not in words[j]}
+        for i, t in enumerate(tokens)
+    }
 
 
 def _needs_met(ask: Ask, kinds: frozenset[str]) -> float:
@@ -150,7 +156,14 @@ def candidates(
     if not pool:
         return []
     margins = [float(s) - floor for s in similarity([u.text for _, u in pool])] if similarity else [0.0] * len(pool)
-    translations = _translations(subject, pool, word_vectors) if cross_lingual and word_vectors else None
+    # Across languages a word is matched through its translation; within one, through a
+    # near-synonym ("sick" / "illness"), at a stricter similarity.
+    # (Chinese near-synonyms are left out: word vectors of Chinese compounds pair an exam
+    # with anything exam-like, 期末考试 with 考前, and substrings already match them.)
+    if word_vectors and (cross_lingual or not is_chinese(question)):
+        translations = _translations(subject, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
+    else:
+        translations = None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
     out = []
     for (n, unit), margin in zip(pool, margins):
