@@ -78,7 +78,8 @@ def word_tokens(text: str, drop_stopwords: bool = True, whole_words: bool = Fals
         if _CJK_RUN.fullmatch(piece):
             tokens.extend(w for w in _jieba().cut(piece) if w.strip()) if whole_words else tokens.extend(_segment_cjk(piece))
         else:
-            tokens.append(piece)
+            # "Kruskal's" is Kruskal: the possessive would keep the name from matching.
+            tokens.append(piece[:-2] if piece.endswith(("'s", "’s")) else piece)
     if drop_stopwords:
         tokens = [t for t in tokens if t not in STOPWORDS]
     return tokens

@@ -11,6 +11,7 @@ or nothing is about the subject at all.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -90,17 +91,32 @@ def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
     return {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
 
 
-def _coverage(subject: set[str], text: str, translations: dict[str, set[str]] | None = None) -> float:
+def _coverage(
+    subject: set[str], text: str, translations: dict[str, set[str]] | None = None, weights: dict[str, float] | None = None
+) -> float:
     """Weighted share of the subject's words in the text, directly or (across languages)
     through a word of the text that translates them."""
     if not subject:
         return 0.0
-    total = sum(token_weight(t) for t in subject)
+    weight = weights or {t: token_weight(t) for t in subject}
+    total = sum(weight[t] for t in subject)
     found = matched_tokens(subject, text)
     if translations:
         words = set(_text_words(text))
         found |= {t for t, means in translations.items() if means & words}
-    return sum(token_weight(t) for t in found) / total if total > 0 else 0.0
+    return sum(weight[t] for t in found) / total if total > 0 else 0.0
+
+
+def _pool_weights(subject: set[str], contexts: list[str]) -> dict[str, float]:
+    """A word's weight: its rarity in the language (textnorm.token_weight) times its rarity
+    among the units at hand, so that "quicksort" outweighs "worst case" in a notebook where
+    every cell talks about worst cases."""
+    n = len(contexts)
+    weights = {}
+    for token in subject:
+        df = sum(1 for text in contexts if matched_tokens({token}, text))
+        weights[token] = token_weight(token) * math.log(1 + (n + 1) / (df + 1))
+    return weights
 
 
 def _text_words(text: str) -> list[str]:
@@ -165,12 +181,14 @@ def candidates(
     else:
         translations = None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
+    weights = _pool_weights(subject, [f"{u.heading} {u.context}" for _, u in pool])
     out = []
     for (n, unit), margin in zip(pool, margins):
         # The unit's own words count most; its section's heading counts too (a row of the
         # "Final exam" section is about the final exam), but cannot make every unit under a
         # heading that names two things equally about both.
-        coverage = 0.6 * _coverage(subject, unit.context, translations) + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations)
+        coverage = (0.6 * _coverage(subject, unit.context, translations, weights)
+                    + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights))
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
         if cross_lingual and not translations:

@@ -49,8 +49,10 @@ _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|may|do|does|did|will|would|should|am|must|has|have|was|were)\b|吗[？?。.!！]*\s*$|能否|是否|可不可以|能不能|有没有|会不会|算不算|可以.{0,20}吗",
     re.IGNORECASE,
 )
-_LIST = re.compile(r"\bwhich (?:topics|files|chapters|weeks)\b|\bwhat (?:are|topics)\b|\blist\b|\ball the\b|哪些|有什么|包括", re.IGNORECASE)
-_WHY_HOW = re.compile(r"^\s*(?:why|how)\b|为什么|为何|怎么|如何|怎样", re.IGNORECASE)
+_LIST = re.compile(
+    r"\bwhich (?:topics|files|chapters|weeks|two|three|four)\b|\bwhat (?:are|topics)\b|\blist\b|\ball the\b|\bboth\b"
+    r"|哪些|有什么|包括|哪两|哪三|哪几", re.IGNORECASE)
+_WHY_HOW = re.compile(r"^\s*(?:why|how)\b|\b(?:and|,) why\b|为什么|为何|怎么|如何|怎样", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -87,5 +89,7 @@ def classify(question: str) -> Ask:
         needs.pop(index)
     return Ask(
         needs=tuple(needs), labels=tuple(labels), yes_no=bool(_YES_NO.search(question)) and not labels,
-        wants_list=bool(_LIST.search(question)), explanation=bool(_WHY_HOW.search(question)) and not needs,
+        wants_list=bool(_LIST.search(question)),
+        # "why", or "how" without a fact kind ("how is the LR case fixed?"); "…, and why?" too.
+        explanation=bool(_WHY_HOW.search(question)) and (not needs or bool(re.search(r"\bwhy\b|为什么", question, re.I))),
     )
