@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from courserag.extractive.entities import kinds_in
@@ -100,7 +101,7 @@ def _coverage(
         return 0.0
     weight = weights or {t: token_weight(t) for t in subject}
     total = sum(weight[t] for t in subject)
-    found = matched_tokens(subject, text)
+    found = _found(subject, text)
     if translations:
         words = set(_text_words(text))
         found |= {t for t, means in translations.items() if means & words}
@@ -114,9 +115,33 @@ def _pool_weights(subject: set[str], contexts: list[str]) -> dict[str, float]:
     n = len(contexts)
     weights = {}
     for token in subject:
-        df = sum(1 for text in contexts if matched_tokens({token}, text))
+        df = sum(1 for text in contexts if _found({token}, text))
         weights[token] = token_weight(token) * math.log(1 + (n + 1) / (df + 1))
     return weights
+
+
+_LATIN = re.compile(r"^[a-z0-9]+$")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light English stem, so that "meet" finds "meets" and "rotation" "rotations"."""
+    for suffix, keep in (("ies", 4), ("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
+        if word.endswith(suffix) and len(word) > keep:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in word_tokens(text, drop_stopwords=False) if _LATIN.match(w))
+
+
+def _found(subject: set[str], text: str) -> set[str]:
+    """The subject's words in the text: Chinese as substrings, English up to a light stem."""
+    found = matched_tokens(subject, text)
+    stems = _stems(text)
+    return found | {t for t in subject if _LATIN.match(t) and stem(t) in stems}
 
 
 def _text_words(text: str) -> list[str]:
