@@ -32,10 +32,11 @@ from courserag.ingest import IngestConfig, file_size, ingest_file
 from courserag.messages import Notice
 from courserag.packing import pack_context
 from courserag.parsers import safe_display_name
+from courserag.parsers.sandbox import ParseJob
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
-from courserag.session_pool import SessionRegistry, UploadedFile
+from courserag.session_pool import SessionPool, SessionRegistry, UploadedFile, UploadGate, estimate_bytes
 from courserag.settings import Settings, secret
 from courserag.stores import build_store, store_healths
 from courserag.stores.base import CourseStore, FileRecord
@@ -78,7 +79,10 @@ class RagEngine:
             idle_seconds=settings.session_idle_minutes * 60,
             max_chunks=limits.max_chunks_per_session,
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
+            max_sessions=settings.server.max_sessions,
+            max_memory_bytes=int(settings.server.max_pool_memory_mb * 1024 * 1024),
         )
+        self.upload_gate = UploadGate(settings.parse.workers)
         self._build_lock = threading.Lock()
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
@@ -160,28 +164,57 @@ class RagEngine:
     # -- uploads ------------------------------------------------------------------------
 
     def add_upload(self, session_id: str, path: Path, display_name: str | None = None) -> UploadResult:
-        """Parse, chunk, embed and index one uploaded file into the session's pool."""
+        """Parse, chunk, embed and index one uploaded file into the session's pool.
+
+        Uploads take turns (`UploadGate`: a few at a time, one per session, sessions in turn);
+        every attempt, refused or not, is charged to the session's reading budget.
+        """
         name = safe_display_name(display_name or Path(path).name)
+        limits = self.settings.limits
         try:
-            size = file_size(path, name, self.settings.limits)
-            pool = self.sessions.get(session_id)
+            size = file_size(path, name, limits)
+            pool = self.sessions.get(session_id, name)
             pool.check_room(size, name)
-            data = Path(path).read_bytes()
-            file_hash = hashlib.sha256(data).hexdigest()
-            existing = pool.files.get(name)
-            if existing and existing.file_hash == file_hash:
-                return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
-            ingested = ingest_file(data, name, IngestConfig.of(self.settings, self.embedder), origin="upload", file_hash=file_hash)
-            uploaded = UploadedFile(
-                name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
-            )
-            added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
-            return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
+            pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
+            with self.upload_gate.turn(session_id):
+                return self._ingest_upload(pool, Path(path), name, size)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:
             error = IngestError(name, "file_unreadable", detail=exc.strerror or "I/O error")
             return UploadResult(name, False, failure=error.notice)
+
+    def _ingest_upload(self, pool: SessionPool, path: Path, name: str, size: int) -> UploadResult:
+        limits = self.settings.limits
+        pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)  # again: we may have waited
+        data = path.read_bytes()
+        file_hash = hashlib.sha256(data).hexdigest()
+        existing = pool.files.get(name)
+        if existing and existing.file_hash == file_hash:
+            return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
+        known = pool.failures.get(file_hash)
+        if known is not None:  # the same bytes were refused before: say so again, without reading them
+            pool.charge(0.0)
+            raise IngestError(name, known.code, **known.params)
+        job = ParseJob()
+        pool.jobs.add(job)
+        started = time.monotonic()
+        try:
+            config = IngestConfig.of(self.settings, self.embedder)
+            ingested = ingest_file(data, name, config, origin="upload", file_hash=file_hash, job=job)
+        except IngestError as exc:
+            if exc.reason_notice.code != "upload_cancelled":
+                pool.remember_failure(file_hash, exc.reason_notice)
+            raise
+        finally:
+            pool.charge(time.monotonic() - started)
+            pool.jobs.discard(job)
+        self.sessions.check_memory(estimate_bytes(ingested.chunks, self.embedder.dim), name)
+        uploaded = UploadedFile(
+            name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
+        )
+        added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
+        return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
 
     def remove_upload(self, session_id: str, name: str) -> bool:
         pool = self.sessions.peek(session_id)
