@@ -101,6 +101,8 @@ class RagEngine:
                 secret("LLM_API_KEY", required=False),
                 timeout_s=settings.llm_timeout_s,
                 max_tokens=settings.llm_max_tokens,
+                deadline_s=settings.llm_deadline_s,
+                max_answer_chars=settings.llm_max_answer_chars,
             )
         return cls(settings, directory, store, embedder, answerer=answerer, gap_log=FeedbackLog(settings.data_dir))
 
