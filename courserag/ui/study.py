@@ -19,6 +19,7 @@ from courserag.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
 from courserag.settings import Settings
 from courserag.ui.render import escape_markdown_html, format_answer, render_course_card, render_notes, render_upload_log, upload_line
+from courserag.ui.sanitize import text_html
 from courserag.ui.sessions import SessionIndex, new_sid, valid_sid
 from courserag.ui.texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
@@ -27,6 +28,20 @@ log = logging.getLogger(__name__)
 
 MAX_EXAMPLES = 4
 INDEX_INFO_TTL_S = 30.0
+
+
+def recent_messages(history, max_chars: int) -> list:
+    """The newest chat messages the client sent back, at most `max_chars` of content in all
+    (a 5 MB history once cost 42 s of server time per question)."""
+    kept: list = []
+    used = 0
+    for message in reversed(list(history or [])[-200:]):
+        content = message.get("content") if isinstance(message, dict) else None
+        used += len(str(content))
+        if used > max_chars:
+            break
+        kept.append(message)
+    return kept[::-1]
 
 
 class StudyApp:
@@ -172,7 +187,7 @@ class StudyApp:
     def ask(self, question, history, course_id, scope, sid, lang, turns):
         """Stream the answer into the chat; the final message carries the citations."""
         lang = normalize_lang(lang)
-        history = list(history or [])
+        history = recent_messages(history, self.settings.server.max_history_chars)  # client-sent: bounded first
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
         question = (question or "").strip()
         sid = valid_sid(sid)
@@ -180,7 +195,7 @@ class StudyApp:
             gr.Warning(t(lang, "empty_question"))
             yield list(history), "", turns, None
             return
-        history.append({"role": "user", "content": question})
+        history.append({"role": "user", "content": text_html(question)})
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
@@ -194,7 +209,7 @@ class StudyApp:
                     yield list(history), gr.skip(), gr.skip(), gr.skip()
         except Exception as exc:  # noqa: BLE001 - the learner gets a message, never a stuck spinner
             detail = self._error_detail(exc, question, lang)
-            history[-1] = {"role": "assistant", "content": "⚠️ " + t(lang, "error", detail=escape_markdown_html(detail))}
+            history[-1] = {"role": "assistant", "content": escape_markdown_html("⚠️ " + t(lang, "error", detail=detail))}
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None
