@@ -12,9 +12,9 @@ every launch — `app.py`, the tests' fixtures — gets the same guard:
 - **Gradio's upload route** (`/gradio_api/upload`) takes only the file types the app reads,
   at most `MAX_FILE_MB` per file and `MAX_FILES_PER_UPLOAD` files per request, at most
   `UPLOADS_PER_CLIENT` requests per client in 10 minutes, and only while its folder holds
-  less than `UPLOAD_TMP_MB`; files older than `UPLOAD_TMP_TTL_S` are deleted (the upload
-  handler deletes each file as soon as it has read it). Any file type used to be accepted
-  at 111 MB/s and kept for up to 90 minutes.
+  less than `UPLOAD_TMP_MB`; files older than `UPLOAD_TMP_TTL_S` are deleted (checked at
+  most every 5 s, on upload; Gradio's own cache sweep runs too). Any file type used to be
+  accepted, at 111 MB/s, and kept for up to 90 minutes.
 - **Uploaded files are not served back** through `/gradio_api/file=`: anyone who knew the
   path could download them.
 - **Direct, non-queued calls from a session Gradio has never seen create no session state**:
@@ -98,11 +98,11 @@ def server_options(settings: Settings) -> dict[str, Any]:
     return {
         "app_kwargs": {"middleware": [Middleware(ServerGuard, policy=ServerPolicy.of(settings))]},
         "max_file_size": f"{int(settings.limits.max_file_mb)}mb",
+        # Gradio keeps a copy of the page's configuration per session (115 KB here): 10,000 of
+        # them were 1.15 GB. Upload pools do not live there, so fewer cost a learner nothing
+        # but, at worst, the thumbs of answers older than the eviction.
+        "state_session_capacity": max(4 * settings.server.max_sessions, 1000),
     }
-
-
-class _Refused(Exception):
-    """A request body grew past its cap while the app was reading it."""
 
 
 class ServerGuard:
@@ -147,29 +147,15 @@ class ServerGuard:
         return wrapped
 
     async def _capped(self, scope, receive, send, cap: int):
-        """Run the app, ending the request with 413 if its body streams past `cap`."""
-        received = 0
-        started = False
-
-        async def counting():
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > cap:
-                    raise _Refused()
-            return message
-
-        async def tracking(message):
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counting, tracking)
-        except _Refused:
-            if not started:
-                await _reply(send, 413, "Request body too large.")
+        """Run the app on a body of at most `cap` bytes. A declared length was checked by the
+        caller (and the HTTP server stops the body there); a streamed body without one is
+        read here first, up to the cap."""
+        if _content_length(scope) is not None:
+            return await self.app(scope, receive, send)
+        body = await _read_body(receive, cap)
+        if body is None:
+            return await _reply(send, 413, "Request body too large.")
+        return await self.app(scope, _replay(body), send)
 
     async def _direct_call(self, scope, receive, send):
         """A non-queued call (/run, /api) from a session Gradio does not know runs without one."""
@@ -252,7 +238,7 @@ class ServerGuard:
 
         written = 0
         try:
-            await self._capped(scope, receive, capture, self.policy.max_upload_bytes)
+            await self.app(scope, receive, capture)
             status, body = _response(captured)
             paths = _saved_paths(body) if status == 200 else []
             written = sum(_size(p) for p in paths)

@@ -63,22 +63,6 @@ def unique_files(paths: list[Path], limit: int) -> tuple[list[Path], int]:
     return unique[:limit], max(0, len(unique) - limit)
 
 
-def discard_upload(path: Path) -> None:
-    """Delete an uploaded file from Gradio's upload folder once it has been read: nothing is
-    kept on disk longer than it takes to read it (files elsewhere are left alone)."""
-    from gradio.utils import get_upload_folder
-
-    try:
-        folder = Path(get_upload_folder()).resolve()
-        resolved = path.resolve()
-        if resolved.is_relative_to(folder) and resolved != folder:
-            resolved.unlink(missing_ok=True)
-            if resolved.parent != folder and not any(resolved.parent.iterdir()):
-                resolved.parent.rmdir()
-    except OSError:
-        pass
-
-
 class StudyApp:
     """The learner-facing handlers, bound to one engine."""
 
@@ -192,8 +176,6 @@ class StudyApp:
             except Exception as exc:  # noqa: BLE001 - one bad file never ends the session
                 log.exception("upload of %s failed", path.name)
                 lines.append(("fail", f"✗ {path.name}: {type(exc).__name__}"))
-            finally:
-                discard_upload(path)
         if skipped:
             lines.append(("info", render("upload_too_many_files", {"count": len(paths) + skipped,
                                                                   "limit": len(paths)}, lang)))
