@@ -175,7 +175,7 @@ class RagEngine:
         limits = self.settings.limits
         try:
             size = file_size(path, name, limits)
-            pool = self.sessions.get(session_id, name)
+            pool = self.sessions.get(session_id)
             pool.check_room(size, name)
             pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
             with self.upload_gate.turn(session_id):

@@ -76,8 +76,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "一次提交了 {count} 个文件，只读取了前 {limit} 个",
     },
     "server_sessions_full": {
-        "en": "{name}: the assistant is holding uploads for as many learners as it can ({limit}); try again in a few minutes",
-        "zh": "{name}：助手目前保存上传文件的学习者已达上限（{limit} 人）；请几分钟后再试",
+        "en": "the assistant is holding uploads for as many learners as it can ({limit}); try again in a few minutes",
+        "zh": "助手目前保存上传文件的学习者已达上限（{limit} 人）；请几分钟后再试",
     },
     "server_memory_full": {
         "en": "{name}: the assistant's memory for uploaded notes is full right now; try again in a few minutes",

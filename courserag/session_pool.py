@@ -188,7 +188,7 @@ class SessionRegistry:
     def __len__(self) -> int:
         return len(self._pools)
 
-    def get(self, session_id: str, name: str = "") -> SessionPool:
+    def get(self, session_id: str) -> SessionPool:
         """The session's pool, created on first use; SessionLimitError when the server already
         holds `max_sessions` pools (after releasing idle ones)."""
         with self._lock:
@@ -196,7 +196,7 @@ class SessionRegistry:
             pool = self._pools.get(session_id)
             if pool is None:
                 if len(self._pools) >= self.max_sessions:
-                    raise SessionLimitError("server_sessions_full", name=name, limit=self.max_sessions)
+                    raise SessionLimitError("server_sessions_full", limit=self.max_sessions)
                 pool = SessionPool(self.dim, max_chunks=self.max_chunks, max_bytes=self.max_bytes)
                 self._pools[session_id] = pool
                 self._start_sweeper()
