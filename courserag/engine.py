@@ -128,7 +128,7 @@ class RagEngine:
             if built is not None and built != self.settings.embedding_model:
                 error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
                 return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
-            return IndexStatus(course_id, "ready", files, chunks)
+            return IndexStatus(course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id))))
         except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
             return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
 

@@ -40,7 +40,7 @@ from typing import Any
 from courserag.parsers import SUPPORTED_EXTENSIONS
 from courserag.settings import Settings
 
-__all__ = ["CSP", "ServerGuard", "ServerPolicy", "server_options"]
+__all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_options"]
 
 log = logging.getLogger(__name__)
 
@@ -275,6 +275,16 @@ def _content_length(scope) -> int | None:
 def _set_length(scope, length: int) -> list:
     headers = [(n, v) for n, v in scope.get("headers", []) if n.lower() != b"content-length"]
     return headers + [(b"content-length", str(length).encode())]
+
+
+def client_address(request) -> str:
+    """The client of a Gradio handler's request, as the guard counts it (see the module)."""
+    headers = getattr(request, "headers", None) or {}
+    forwarded = headers.get("x-forwarded-for", "") if hasattr(headers, "get") else ""
+    if forwarded:
+        return forwarded.split(",")[-1].strip() or "?"
+    peer = getattr(request, "client", None)
+    return str(getattr(peer, "host", None) or "?")
 
 
 def _client(scope) -> str:
