@@ -43,8 +43,6 @@ def test_a_trickling_answer_is_ended_at_the_deadline(llm, mode):
     assert "within 2 s" in str(caught.value) and "2 秒" in caught.value.say("zh")
     assert "sk-secret-value" not in str(caught.value)
     assert llm.disconnected.wait(SLACK_S), "the connection to the model was not closed"
-    if mode == "trickle":
-        assert received  # what came in time was streamed
 
 
 def test_a_trickling_rewrite_is_ended_at_the_deadline(llm):
