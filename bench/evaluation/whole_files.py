@@ -20,9 +20,8 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import replace
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
