@@ -139,6 +139,7 @@ def test_public_reading_methods_are_unchanged(tmp_path):
 # -- no server paths ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_broken_index_is_reported_without_the_servers_paths(sample_data, cached_embedder):
     """Before: store warnings under answers and on the course card named absolute paths."""
     from courserag.courses import load_course_directory
@@ -187,6 +188,7 @@ def _damage(index_root: Path, course_id: str, source: str) -> None:
     segment.write_bytes(segment.read_bytes()[:200])  # truncated, as by a crash or a full disk
 
 
+@pytest.mark.slow
 def test_a_damaged_segment_leaves_the_course_answering_and_is_shown_and_repaired(sample_data, cached_embedder, tmp_path):
     """M7, before: one truncated segment made every question fail with "internal error
     (BadZipFile)", instructor stats said healthy, and a build reported "0 failed"."""
@@ -219,6 +221,7 @@ class Killed(BaseException):
     """The build process killed at this point."""
 
 
+@pytest.mark.slow
 def test_a_rebuild_killed_halfway_leaves_the_old_index_serving_whole(sample_data, cached_embedder):
     """M8, before: "Rebuild all" deleted first; killed 3 s in, 4 of 8 files remained and were
     served without warning, and every rebuild answered from a partial index."""

@@ -76,6 +76,7 @@ def test_the_deadline_and_cap_are_settings():
     assert (Settings().llm_deadline_s, Settings().llm_max_answer_chars) == (60.0, 8000)
 
 
+@pytest.mark.slow
 def test_trickling_models_cannot_hold_the_answer_slots(llm, built_sample_data, cached_embedder):
     """Four questions at once against a trickling model: each falls back to the extractive
     answer, with a notice, within the deadline."""

@@ -17,6 +17,8 @@ import pytest
 from courserag.settings import ServerLimits, Settings
 from courserag.ui.sessions import SessionIndex, valid_sid
 
+pytestmark = pytest.mark.slow  # a real engine over the sample index
+
 
 @pytest.fixture
 def make_engine(built_sample_data, cached_embedder):

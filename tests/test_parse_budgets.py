@@ -175,6 +175,7 @@ def budget_engine(built_sample_data, cached_embedder):
     return make
 
 
+@pytest.mark.slow
 def test_refused_files_count_against_the_session_and_are_not_read_twice(budget_engine, tmp_path, monkeypatch):
     engine = budget_engine(max_session_files=3)
     bomb = tmp_path / "bomb.pdf"
@@ -194,6 +195,7 @@ def test_refused_files_count_against_the_session_and_are_not_read_twice(budget_e
     assert engine.add_upload("s2", note, "note.md").ok  # another session is not affected
 
 
+@pytest.mark.slow
 def test_ending_a_session_stops_its_parse(budget_engine, tmp_path):
     engine = budget_engine(max_pdf_content_mb=10_000)
     bomb = tmp_path / "slow.pdf"
