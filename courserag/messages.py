@@ -283,20 +283,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "complex_crash": {"en": "the reader stopped unexpectedly", "zh": "读取程序意外中止"},
     "complex_paragraphs": {
-        "en": "it has {count:,} paragraphs; the limit is {limit:,}",
-        "zh": "其中有 {count:,} 个段落，上限为 {limit:,} 个",
+        "en": "it has at least {count:,} paragraphs; the limit is {limit:,}",
+        "zh": "其中至少有 {count:,} 个段落，上限为 {limit:,} 个",
     },
     "complex_styles": {
-        "en": "it defines {count:,} styles; the limit is {limit:,}",
-        "zh": "其中定义了 {count:,} 种样式，上限为 {limit:,} 种",
+        "en": "it defines at least {count:,} styles; the limit is {limit:,}",
+        "zh": "其中至少定义了 {count:,} 种样式，上限为 {limit:,} 种",
     },
     "complex_xml": {
         "en": "one of its parts has more than {limit:,} XML elements",
         "zh": "其中一个组成部分含有超过 {limit:,} 个 XML 元素",
     },
     "complex_shapes": {
-        "en": "its slides hold {count:,} shapes; the limit is {limit:,}",
-        "zh": "其幻灯片共有 {count:,} 个形状，上限为 {limit:,} 个",
+        "en": "its slides hold at least {count:,} shapes; the limit is {limit:,}",
+        "zh": "其幻灯片中至少有 {count:,} 个形状，上限为 {limit:,} 个",
     },
     "complex_pdf_content": {
         "en": "its pages hold more than {limit_mb:g} MB of drawing instructions",
