@@ -6,7 +6,8 @@ courserag/extractive/.)
 from __future__ import annotations
 
 import re
-from typing import Iterator, Sequence
+import threading
+from typing import Callable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 from courserag.errors import LLMUnavailableError
@@ -79,14 +80,71 @@ def build_messages(question: str, items: Sequence[ContextItem], history: Sequenc
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-class ChatAnswerer:
-    """A streaming client for any OpenAI-compatible /chat/completions endpoint."""
+class _Deadline:
+    """An overall wall deadline for one call to the model: when it passes, whatever response
+    is attached is closed, which ends a read that is blocked or trickling.
 
-    def __init__(self, base_url: str, model: str, api_key: str | None, timeout_s: float = 30.0, max_tokens: int = 600):
+    The client's timeout bounds each read, not the answer: a model that sends a token every
+    few seconds never trips it (one answered after 37 s with a 5 s timeout).
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.expired = threading.Event()
+        self._lock = threading.Lock()
+        self._close: Callable[[], None] | None = None
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Deadline":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def attach(self, close: Callable[[], None]) -> None:
+        with self._lock:
+            self._close = close
+        if self.expired.is_set():
+            close()
+
+    def _fire(self) -> None:
+        self.expired.set()
+        with self._lock:
+            close = self._close
+        if close is not None:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - the reader sees the closed stream either way
+                pass
+
+
+
+class ChatAnswerer:
+    """A streaming client for any OpenAI-compatible /chat/completions endpoint.
+
+    Every call has an overall wall deadline (`deadline_s`) besides the per-read `timeout_s`,
+    and an answer is cut off at `max_answer_chars`: either ends the call with an
+    LLMUnavailableError, so the caller falls back to the extractive answer.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        timeout_s: float = 30.0,
+        max_tokens: int = 600,
+        deadline_s: float = 60.0,
+        max_answer_chars: int = 8000,
+    ):
         self.base_url = base_url
         self.model = model
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
+        self.deadline_s = deadline_s
+        self.max_answer_chars = max_answer_chars
         self._api_key = api_key
         self._client = None
 
@@ -107,39 +165,64 @@ class ChatAnswerer:
             )
         return self._client
 
+    def _failure(self, exc: BaseException, deadline: _Deadline) -> LLMUnavailableError:
+        if deadline.expired.is_set():
+            return LLMUnavailableError("llm_deadline", host=self.host, seconds=self.deadline_s)
+        return LLMUnavailableError("llm_failed", host=self.host, kind=type(exc).__name__)
+
     def complete(self, messages: list[dict], max_tokens: int = 80) -> str:
         """One short non-streamed reply (used to rewrite follow-up questions)."""
-        try:
-            response = self._get_client().chat.completions.create(
-                model=self.model, messages=messages, temperature=0.0, max_tokens=max_tokens
-            )
-            return response.choices[0].message.content or ""
-        except Exception as exc:  # noqa: BLE001 - any failure means "use the heuristic"
-            raise LLMUnavailableError("llm_failed", host=self.host, kind=type(exc).__name__) from None
+        with _Deadline(self.deadline_s) as deadline:
+            try:
+                create = self._get_client().chat.completions.with_streaming_response.create
+                with create(model=self.model, messages=messages, temperature=0.0, max_tokens=max_tokens,
+                            timeout=min(self.timeout_s, self.deadline_s)) as raw:
+                    deadline.attach(raw.http_response.close)
+                    text = raw.parse().choices[0].message.content or ""
+            except Exception as exc:  # noqa: BLE001 - any failure means "use the heuristic"
+                raise self._failure(exc, deadline) from None
+        if len(text) > self.max_answer_chars:
+            raise LLMUnavailableError("llm_too_long", host=self.host, limit=self.max_answer_chars)
+        return text
 
     def stream(self, messages: list[dict]) -> Iterator[str]:
-        """Yield text deltas; any failure becomes LLMUnavailableError (no secret in it)."""
-        try:
-            response = self._get_client().chat.completions.create(
-                model=self.model,
-                messages=messages,
-                stream=True,
-                temperature=0.1,
-                max_tokens=self.max_tokens,
-            )
-            finished = False
-            for event in response:
-                if not event.choices:
-                    continue
-                choice = event.choices[0]
-                delta = getattr(choice.delta, "content", None) if choice.delta else None
-                if delta:
-                    yield delta
-                if choice.finish_reason:
-                    finished = True
-            if not finished:
-                raise LLMUnavailableError("llm_unfinished", host=self.host)
-        except LLMUnavailableError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any client/protocol failure means "fall back"
-            raise LLMUnavailableError("llm_failed", host=self.host, kind=type(exc).__name__) from None
+        """Yield text deltas; any failure, the deadline or the length cap becomes
+        LLMUnavailableError (no secret in it)."""
+        with _Deadline(self.deadline_s) as deadline:
+            response = None
+            try:
+                response = self._get_client().chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    stream=True,
+                    temperature=0.1,
+                    max_tokens=self.max_tokens,
+                    timeout=min(self.timeout_s, self.deadline_s),
+                )
+                deadline.attach(response.close)
+                finished, written = False, 0
+                for event in response:
+                    if deadline.expired.is_set():
+                        raise LLMUnavailableError("llm_deadline", host=self.host, seconds=self.deadline_s)
+                    if not event.choices:
+                        continue
+                    choice = event.choices[0]
+                    delta = getattr(choice.delta, "content", None) if choice.delta else None
+                    if delta:
+                        written += len(delta)
+                        if written > self.max_answer_chars:
+                            raise LLMUnavailableError("llm_too_long", host=self.host, limit=self.max_answer_chars)
+                        yield delta
+                    if choice.finish_reason:
+                        finished = True
+                if deadline.expired.is_set():
+                    raise LLMUnavailableError("llm_deadline", host=self.host, seconds=self.deadline_s)
+                if not finished:
+                    raise LLMUnavailableError("llm_unfinished", host=self.host)
+            except LLMUnavailableError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any client/protocol failure means "fall back"
+                raise self._failure(exc, deadline) from None
+            finally:
+                if response is not None:
+                    response.close()

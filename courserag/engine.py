@@ -34,10 +34,11 @@ from courserag.ingest import IngestConfig, file_size, ingest_file
 from courserag.messages import Notice
 from courserag.packing import pack_context
 from courserag.parsers import safe_display_name
+from courserag.parsers.sandbox import ParseJob
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
-from courserag.session_pool import SessionRegistry, UploadedFile
+from courserag.session_pool import SessionPool, SessionRegistry, UploadedFile, UploadGate, estimate_bytes
 from courserag.settings import Settings, secret
 from courserag.stores import build_store, store_healths
 from courserag.stores.base import CourseStore, FileRecord
@@ -80,7 +81,10 @@ class RagEngine:
             idle_seconds=settings.session_idle_minutes * 60,
             max_chunks=limits.max_chunks_per_session,
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
+            max_sessions=settings.server.max_sessions,
+            max_memory_bytes=int(settings.server.max_pool_memory_mb * 1024 * 1024),
         )
+        self.upload_gate = UploadGate(settings.parse.workers)
         self._build_lock = threading.Lock()
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
@@ -99,6 +103,8 @@ class RagEngine:
                 secret("LLM_API_KEY", required=False) or secret("HF_TOKEN", required=False),
                 timeout_s=settings.llm_timeout_s,
                 max_tokens=settings.llm_max_tokens,
+                deadline_s=settings.llm_deadline_s,
+                max_answer_chars=settings.llm_max_answer_chars,
             )
         return cls(settings, directory, store, embedder, answerer=answerer, gap_log=FeedbackLog(settings.data_dir))
 
@@ -124,7 +130,7 @@ class RagEngine:
             if built is not None and built != self.settings.embedding_model:
                 error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
                 return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
-            return IndexStatus(course_id, "ready", files, chunks)
+            return IndexStatus(course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id))))
         except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
             return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
 
@@ -162,28 +168,57 @@ class RagEngine:
     # -- uploads ------------------------------------------------------------------------
 
     def add_upload(self, session_id: str, path: Path, display_name: str | None = None) -> UploadResult:
-        """Parse, chunk, embed and index one uploaded file into the session's pool."""
+        """Parse, chunk, embed and index one uploaded file into the session's pool.
+
+        Uploads take turns (`UploadGate`: a few at a time, one per session, sessions in turn);
+        every attempt, refused or not, is charged to the session's reading budget.
+        """
         name = safe_display_name(display_name or Path(path).name)
+        limits = self.settings.limits
         try:
-            size = file_size(path, name, self.settings.limits)
+            size = file_size(path, name, limits)
             pool = self.sessions.get(session_id)
             pool.check_room(size, name)
-            data = Path(path).read_bytes()
-            file_hash = hashlib.sha256(data).hexdigest()
-            existing = pool.files.get(name)
-            if existing and existing.file_hash == file_hash:
-                return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
-            ingested = ingest_file(data, name, IngestConfig.of(self.settings, self.embedder), origin="upload", file_hash=file_hash)
-            uploaded = UploadedFile(
-                name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
-            )
-            added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
-            return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
+            pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
+            with self.upload_gate.turn(session_id):
+                return self._ingest_upload(pool, Path(path), name, size)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:
             error = IngestError(name, "file_unreadable", detail=exc.strerror or "I/O error")
             return UploadResult(name, False, failure=error.notice)
+
+    def _ingest_upload(self, pool: SessionPool, path: Path, name: str, size: int) -> UploadResult:
+        limits = self.settings.limits
+        pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)  # again: we may have waited
+        data = path.read_bytes()
+        file_hash = hashlib.sha256(data).hexdigest()
+        existing = pool.files.get(name)
+        if existing and existing.file_hash == file_hash:
+            return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
+        known = pool.failures.get(file_hash)
+        if known is not None:  # the same bytes were refused before: say so again, without reading them
+            pool.charge(0.0)
+            raise IngestError(name, known.code, **known.params)
+        job = ParseJob()
+        pool.jobs.add(job)
+        started = time.monotonic()
+        try:
+            config = IngestConfig.of(self.settings, self.embedder)
+            ingested = ingest_file(data, name, config, origin="upload", file_hash=file_hash, job=job)
+        except IngestError as exc:
+            if exc.reason_notice.code != "upload_cancelled":
+                pool.remember_failure(file_hash, exc.reason_notice)
+            raise
+        finally:
+            pool.charge(time.monotonic() - started)
+            pool.jobs.discard(job)
+        self.sessions.check_memory(estimate_bytes(ingested.chunks, self.embedder.dim), name)
+        uploaded = UploadedFile(
+            name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
+        )
+        added = pool.add_file(uploaded, ingested.chunks, self._embed_texts)
+        return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
 
     def remove_upload(self, session_id: str, name: str) -> bool:
         pool = self.sessions.peek(session_id)

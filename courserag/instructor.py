@@ -2,6 +2,10 @@
 
 Every entry point of the tab goes through `check_token` on every call: the token is read
 from the environment at that moment (`settings.secret`) and compared in constant time.
+Wrong tokens are counted per client (`TokenThrottle`): past a few in a window, that client
+is refused without a comparison until the window has passed. Nothing sleeps: a 0.5 s delay
+after each wrong token used to run in a worker, so 40 queued wrong tokens kept the real
+instructor waiting 11 s, while guessing still ran at ~12 tokens a second.
 Nothing here returns or logs the token. Everything else is asked of the engine.
 """
 
@@ -10,8 +14,10 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Callable, Literal
 
@@ -25,19 +31,58 @@ log = logging.getLogger(__name__)
 
 TOKEN_ENV = "INSTRUCTOR_TOKEN"
 MAX_BATCH_QUESTIONS = 100
-TokenState = Literal["ok", "disabled", "missing", "wrong"]
+TokenState = Literal["ok", "disabled", "missing", "wrong", "throttled"]
 
 
-def check_token(token: object) -> TokenState:
-    """'ok' only when INSTRUCTOR_TOKEN is set now and `token` equals it."""
+class TokenThrottle:
+    """Wrong tokens per client: `max_failures` in `window_s`, then refusal until they age out."""
+
+    def __init__(self, max_failures: int = 20, window_s: float = 600.0, clock: Callable[[], float] = time.monotonic):
+        self.max_failures = max_failures
+        self.window_s = window_s
+        self._clock = clock
+        self._failures: OrderedDict[str, deque] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str) -> deque:
+        times = self._failures.setdefault(client, deque())
+        self._failures.move_to_end(client)
+        while times and self._clock() - times[0] > self.window_s:
+            times.popleft()
+        while len(self._failures) > 10000:  # bounded memory: the oldest clients are forgotten
+            self._failures.popitem(last=False)
+        return times
+
+    def retry_after(self, client: str) -> float:
+        """Seconds until `client` may try again (0 when it may now)."""
+        with self._lock:
+            times = self._recent(client)
+            if len(times) < self.max_failures:
+                return 0.0
+            return max(self.window_s - (self._clock() - times[0]), 0.0)
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            self._recent(client).append(self._clock())
+
+
+THROTTLE = TokenThrottle()
+
+
+def check_token(token: object, client: str = "?", throttle: TokenThrottle = THROTTLE) -> TokenState:
+    """'ok' only when INSTRUCTOR_TOKEN is set now and `token` equals it; 'throttled' while
+    `client` has had too many wrong tokens (whatever it sends)."""
     expected = secret(TOKEN_ENV, required=False)
     if not expected:
         return "disabled"
     if not isinstance(token, str) or not token:
         return "missing"
+    if throttle.retry_after(client):
+        return "throttled"
     if hmac.compare_digest(token.encode("utf-8"), expected.encode("utf-8")):
         return "ok"
-    time.sleep(0.5)  # slow down guessing a little
+    throttle.failed(client)
+    log.info("a wrong instructor token from %s", client)
     return "wrong"
 
 
@@ -50,6 +95,7 @@ class IndexStats:
     files: list[tuple[str, int]]
     chunks: int
     error: str = ""
+    damaged: tuple[str, ...] = ()  # files whose stored chunks cannot be read
 
 
 class InstructorTools:
@@ -67,7 +113,8 @@ class InstructorTools:
         except CourseRagError as exc:
             return IndexStats(course_id, health, [], 0, str(exc))
         files = [(r.source, r.chunks) for r in records]
-        return IndexStats(course_id, health, files, sum(chunks for _, chunks in files))
+        damaged = self.engine.index_status(course_id).damaged
+        return IndexStats(course_id, health, files, sum(chunks for _, chunks in files), damaged=damaged)
 
     def build(
         self,

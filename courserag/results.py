@@ -122,6 +122,7 @@ class IndexStatus:
     chunks: int = 0
     detail: str = ""
     notice: Notice | None = None  # what to tell learners when it is not ready (other_model)
+    damaged: tuple[str, ...] = ()  # indexed files whose stored chunks cannot be read (the next build repairs them)
 
 
 @dataclass(frozen=True)

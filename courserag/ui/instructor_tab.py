@@ -15,7 +15,9 @@ from typing import Callable
 import gradio as gr
 
 from courserag.errors import CourseRagError
-from courserag.instructor import InstructorTools, check_token
+from courserag.instructor import THROTTLE, InstructorTools, check_token
+from courserag.messages import Notice
+from courserag.ui.server import client_address
 from courserag.ui.labels import Labels
 from courserag.ui.texts import normalize_lang, t
 
@@ -47,8 +49,12 @@ class InstructorTab:
         self.feedback = feedback
         self.on_built = on_built  # e.g. forget the cached course card after a build
 
-    def _locked(self, token, lang: str) -> InstructorView | None:
-        state = check_token(token)
+    def _locked(self, token, lang: str, request=None) -> InstructorView | None:
+        client = client_address(request)
+        state = check_token(token, client)
+        if state == "throttled":
+            wait = Notice("instructor_throttled", {"seconds": int(THROTTLE.retry_after(client)) + 1})
+            return InstructorView(wait.text(lang), False)
         return None if state == "ok" else InstructorView(t(lang, _LOCK_MESSAGE[state]), False)
 
     def _stats_text(self, course_id: str) -> tuple[str, list, list, list]:
@@ -60,6 +66,8 @@ class InstructorTab:
         lines.append(f"**{html.escape(course_id)}:** {len(stats.files)} files, {stats.chunks} passages indexed")
         if stats.error:
             lines.append(f"⚠️ {html.escape(stats.error)}")
+        if stats.damaged:  # left out of answers until the next build repairs them
+            lines.append(f"⚠️ **{len(stats.damaged)} damaged:** {html.escape(', '.join(stats.damaged))} — build to repair")
         mode = f"LLM `{html.escape(health.llm_model)}`" if health.answer_mode == "llm" else "extractive (no LLM configured)"
         backend = f" ({html.escape(health.embedding_backend)})" if health.embedding_backend else ""
         lines.append(f"**Answers:** {mode} · **Embedding model:** `{html.escape(health.embedding_model)}`{backend}")
@@ -79,17 +87,17 @@ class InstructorTab:
             return InstructorView(t(lang, "instr_unlocked"), True, summary, f"⚠️ {html.escape(exc.say(lang))}")
         return InstructorView(t(lang, "instr_unlocked"), True, summary, stats, files, cited, gaps)
 
-    def unlock(self, token, course_id, lang):
+    def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps."""
         lang = normalize_lang(lang)
-        view = self._locked(token, lang) or self._unlocked_view(course_id, lang)
+        view = self._locked(token, lang, request) or self._unlocked_view(course_id, lang)
         status, panel, _summary, *rest = view.outputs()
         return (status, panel, *rest)
 
-    def build(self, token, course_id, rebuild, lang, progress=gr.Progress()):
+    def build(self, token, course_id, rebuild, lang, request: gr.Request = None, progress=gr.Progress()):
         """Outputs: status, panel, summary, stats, files, cited, gaps."""
         lang = normalize_lang(lang)
-        locked = self._locked(token, lang)
+        locked = self._locked(token, lang, request)
         if locked:
             return locked.outputs()
 
@@ -106,10 +114,10 @@ class InstructorTab:
             self.on_built(course_id)
         return self._unlocked_view(course_id, lang, text).outputs()
 
-    def batch(self, token, course_id, questions, lang):
+    def batch(self, token, course_id, questions, lang, request: gr.Request = None):
         """Outputs: status, panel, results."""
         lang = normalize_lang(lang)
-        locked = self._locked(token, lang)
+        locked = self._locked(token, lang, request)
         if locked:
             return locked.status, gr.update(visible=False), []
         if not (questions or "").strip():

@@ -98,7 +98,7 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
 
     # -- uploads --------------------------------------------------------------------------
     files.upload(app.upload, [files, sid, lang_state], [upload_log, notes, remove_names, files, sid],
-                 api_name="upload", concurrency_limit=2, show_progress="full")
+                 api_name="upload", concurrency_limit=8, show_progress="full")  # the engine's UploadGate decides turns
     remove_btn.click(app.remove_upload, [remove_names, sid, lang_state], [upload_log, notes, remove_names], api_name="remove_upload")
     list_button.click(app.list_uploads, [sid], [list_json], api_name="list_uploads")
 

@@ -2,12 +2,14 @@
 
 The one wording of upload results, citations, the course card and the notes table lives
 here (the words themselves in courserag/messages.py and courserag/ui/texts.py). Text from
-outside — answers quoting sources, file names, questions — is escaped here and nowhere else.
+outside — answers quoting sources, file names, questions — is escaped here, and every HTML
+block this module returns goes through the sanitizer of courserag/ui/sanitize.py.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
 import urllib.parse
 from pathlib import Path
@@ -17,32 +19,36 @@ from courserag.courses import Course
 from courserag.messages import unit_word
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.session_pool import UploadedFile
+from courserag.ui.sanitize import answer_html, clean_html
 from courserag.ui.texts import t
 
 _PAGE = re.compile(r"\b(?:page|p\.|第)\s*(\d+)", re.IGNORECASE)
-_CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 
 
 def escape_markdown_html(text: str) -> str:
-    """Answer text may quote sources verbatim: make '<' literal outside code spans."""
-    parts = _CODE_SPANS.split(text)
-    return "".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
+    """Markdown from outside (an answer streaming in, an error) as one sanitized HTML block."""
+    return answer_html(text)
 
 
 def course_file_url(docs: Path, source: str, locator: str) -> str | None:
     """A link to a course file served from its docs folder, at the cited page for PDFs.
 
     Only files that resolve inside the course folder get a link; anything else (an upload,
-    a path that escapes the folder, a missing file) gets none.
+    a path that escapes the folder, a missing file) gets none. The link names the file
+    relative to the app's working folder, never by its absolute path on the server (a
+    course folder outside the working folder gets no links).
     """
     try:
         root = Path(docs).resolve()
         path = (root / source).resolve()
         if not path.is_relative_to(root) or not path.is_file():
             return None
+        shown = Path(os.path.relpath(path, Path.cwd().resolve()))
     except (OSError, ValueError):
         return None
-    url = "gradio_api/file=" + urllib.parse.quote(path.as_posix())
+    if shown.is_absolute() or ".." in shown.parts:
+        return None
+    url = "gradio_api/file=" + urllib.parse.quote(shown.as_posix())
     match = _PAGE.search(locator or "")
     if match and path.suffix.lower() == ".pdf":
         url += f"#page={int(match.group(1))}"
@@ -54,6 +60,7 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
     if not citations:
         return ""
     rows = []
+    links = []
     for cite in citations:
         origin = "upload" if cite.get("origin") == "upload" else "course"
         name = html.escape(str(cite.get("source", "")))
@@ -61,6 +68,7 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
         url = None
         if origin == "course" and cite.get("course_id") in docs_by_course:
             url = course_file_url(docs_by_course[cite["course_id"]], str(cite.get("source", "")), str(cite.get("locator", "")))
+            links += [url] if url else []
         title = (
             f'<a class="cr-file" href="{html.escape(url)}" target="_blank" rel="noopener" '
             f'title="{html.escape(t(lang, "open_file"))}">{name}</a>'
@@ -76,24 +84,22 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
             f'<span class="cr-loc">· {locator}</span>{badge}</summary>'
             f'<div class="cr-passage">{passage}</div></details>'
         )
-    return (
+    return clean_html(
         f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>'
         + "".join(rows)
-        + "</div>"
+        + "</div>",
+        links,
     )
 
 
 def format_answer(answer: Answer, lang: str, docs_by_course: dict[str, Path]) -> str:
-    """The assistant message: answer text, notices, then the citations block."""
-    parts = [escape_markdown_html(answer.answer.strip())]
+    """The assistant message: answer text, notices (Markdown, sanitized), then the citations block."""
+    parts = [answer.answer.strip()]
     if answer.refused:
         parts.append(f"*{t(lang, 'refused_hint')}*")
     for notice in answer.notices:
-        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(notice.text(lang))}")
-    block = render_citations(answer.citations, lang, docs_by_course)
-    if block:
-        parts.append(block)
-    return "\n\n".join(parts)
+        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {notice.text(lang)}")
+    return answer_html("\n\n".join(parts), render_citations(answer.citations, lang, docs_by_course))
 
 
 def upload_line(result: UploadResult, lang: str) -> tuple[str, str]:
@@ -105,15 +111,15 @@ def render_upload_log(lines: Sequence[tuple[str, str]]) -> str:
     """Per-file results: (kind, text) with kind in ok / fail / info."""
     if not lines:
         return ""
-    return '<div class="cr-log">' + "".join(
+    return clean_html('<div class="cr-log">' + "".join(
         f'<div class="cr-{kind}">{html.escape(text)}</div>' for kind, text in lines
-    ) + "</div>"
+    ) + "</div>")
 
 
 def render_notes(files: Sequence[UploadedFile], lang: str) -> str:
     """The learner's uploaded files as a small table (or a line saying there are none)."""
     if not files:
-        return f'<div class="cr-empty">{html.escape(t(lang, "no_notes"))}</div>'
+        return clean_html(f'<div class="cr-empty">{html.escape(t(lang, "no_notes"))}</div>')
     head = "<tr>" + "".join(f"<th>{html.escape(t(lang, key))}</th>" for key in ("notes_col_file", "notes_col_read", "notes_col_passages")) + "</tr>"
     rows = "".join(
         f"<tr><td>{html.escape(f.name)}</td>"
@@ -121,7 +127,7 @@ def render_notes(files: Sequence[UploadedFile], lang: str) -> str:
         f"<td>{f.chunks}</td></tr>"
         for f in files
     )
-    return f'<table class="cr-notes">{head}{rows}</table>'
+    return clean_html(f'<table class="cr-notes">{head}{rows}</table>')
 
 
 def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
@@ -138,7 +144,7 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
     else:
         hint = f'<div class="cr-hint">⚠️ {html.escape(t(lang, "index_unavailable", detail=status.detail))}</div>'
     hint = re.sub(r"`([^`]+)`", r"<code>\1</code>", hint)
-    return (
+    return clean_html(
         f"<div><strong>{html.escape(course.name)}</strong></div>"
         f'<div class="cr-desc">{html.escape(course.description)}</div>'
         f'<div class="cr-meta">{html.escape(meta)}</div>{hint}'

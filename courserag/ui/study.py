@@ -19,7 +19,9 @@ from courserag.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
 from courserag.settings import Settings
 from courserag.ui.render import escape_markdown_html, format_answer, render_course_card, render_notes, render_upload_log, upload_line
-from courserag.ui.sessions import SessionIndex, new_sid, valid_sid
+from courserag.ui.sanitize import text_html
+from courserag.messages import render
+from courserag.ui.sessions import SessionIndex, new_sid
 from courserag.ui.texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
 
@@ -27,6 +29,38 @@ log = logging.getLogger(__name__)
 
 MAX_EXAMPLES = 4
 INDEX_INFO_TTL_S = 30.0
+
+
+def recent_messages(history, max_chars: int) -> list:
+    """The newest chat messages the client sent back, at most `max_chars` of content in all
+    (a 5 MB history once cost 42 s of server time per question)."""
+    kept: list = []
+    used = 0
+    for message in reversed(list(history or [])[-200:]):
+        content = message.get("content") if isinstance(message, dict) else None
+        used += len(str(content))
+        if used > max_chars:
+            break
+        kept.append(message)
+    return kept[::-1]
+
+
+def unique_files(paths: list[Path], limit: int) -> tuple[list[Path], int]:
+    """The files of one upload call, each once (by path and by file identity), at most
+    `limit` of them; and how many were left out over the limit (one upload referenced ten
+    times in a call used to be parsed ten times)."""
+    seen: set = set()
+    unique: list[Path] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            key = (stat.st_dev, stat.st_ino)
+        except OSError:
+            key = str(path)
+        if key not in seen and str(path) not in seen:
+            seen.update((key, str(path)))
+            unique.append(path)
+    return unique[:limit], max(0, len(unique) - limit)
 
 
 class StudyApp:
@@ -99,8 +133,7 @@ class StudyApp:
 
     def on_load(self, sid, course_id, lang, request: gr.Request):
         lang = normalize_lang(lang)
-        sid = valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
+        sid = self.sessions.sid_for(request, sid) or new_sid()
         course_id = course_id or self.default_course()
         return (
             sid, lang, self.course_card(course_id, lang), self.notes_html(sid, lang),
@@ -110,14 +143,14 @@ class StudyApp:
     def on_unload(self, request: gr.Request):
         self.sessions.release_hash(getattr(request, "session_hash", None))
 
-    def select_course(self, course_id, sid, lang):
+    def select_course(self, course_id, sid, lang, request: gr.Request = None):
         """Switch course: the card, the status line and the example questions change."""
         lang = normalize_lang(lang)
         try:
             course = self.engine.course(course_id)
         except CourseRagError as exc:
             return self.course_card(None, lang), f"⚠️ {exc.say(lang)}", *self.example_updates(None)
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         count = len(self.engine.uploads(sid)) if sid else 0
         notes = t(lang, "switched_notes_kept", count=count) if count else t(lang, "switched_no_notes")
         status = t(lang, "switched", course=course.name, notes=notes).strip()
@@ -128,11 +161,11 @@ class StudyApp:
     def upload(self, files, sid, lang, request: gr.Request, progress=gr.Progress()):
         """Parse and index each file into this session's pool; one result line per file."""
         lang = normalize_lang(lang)
-        sid = valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
+        sid = self.sessions.sid_for(request, sid) or new_sid()
         if isinstance(files, (str, Path)):
             files = [files]
-        paths = [Path(getattr(f, "name", f)) for f in (files or []) if f]
+        paths, skipped = unique_files([Path(getattr(f, "name", f)) for f in (files or []) if f],
+                                      self.settings.limits.max_files_per_upload)
         lines: list[tuple[str, str]] = []
         if not paths:
             lines.append(("info", t(lang, "no_files_given")))
@@ -143,13 +176,16 @@ class StudyApp:
             except Exception as exc:  # noqa: BLE001 - one bad file never ends the session
                 log.exception("upload of %s failed", path.name)
                 lines.append(("fail", f"✗ {path.name}: {type(exc).__name__}"))
+        if skipped:
+            lines.append(("info", render("upload_too_many_files", {"count": len(paths) + skipped,
+                                                                  "limit": len(paths)}, lang)))
         if paths:
             progress(1.0, desc=t(lang, "upload_done"))
         return render_upload_log(lines), self.notes_html(sid, lang), self.remove_choices(sid, lang), None, sid
 
-    def remove_upload(self, names, sid, lang):
+    def remove_upload(self, names, sid, lang, request: gr.Request = None):
         lang = normalize_lang(lang)
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         if isinstance(names, str):
             names = [names]
         names = [n for n in (names or []) if n]
@@ -160,8 +196,8 @@ class StudyApp:
             log_html = render_upload_log([("info", t(lang, "removed", names=", ".join(removed or names)))])
         return log_html, self.notes_html(sid, lang), self.remove_choices(sid, lang)
 
-    def list_uploads(self, sid):
-        sid = valid_sid(sid)
+    def list_uploads(self, sid, request: gr.Request = None):
+        sid = self.sessions.sid_for(request, sid)
         return [
             {"name": f.name, "doc_type": f.doc_type, "chunks": f.chunks, "units": f.units, "size_bytes": f.size_bytes}
             for f in (self.engine.uploads(sid) if sid else [])
@@ -169,18 +205,18 @@ class StudyApp:
 
     # -- chat ---------------------------------------------------------------------------
 
-    def ask(self, question, history, course_id, scope, sid, lang, turns):
+    def ask(self, question, history, course_id, scope, sid, lang, turns, request: gr.Request = None):
         """Stream the answer into the chat; the final message carries the citations."""
         lang = normalize_lang(lang)
-        history = list(history or [])
+        history = recent_messages(history, self.settings.server.max_history_chars)  # client-sent: bounded first
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
         question = (question or "").strip()
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         if not question:
             gr.Warning(t(lang, "empty_question"))
             yield list(history), "", turns, None
             return
-        history.append({"role": "user", "content": question})
+        history.append({"role": "user", "content": text_html(question)})
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
@@ -194,7 +230,7 @@ class StudyApp:
                     yield list(history), gr.skip(), gr.skip(), gr.skip()
         except Exception as exc:  # noqa: BLE001 - the learner gets a message, never a stuck spinner
             detail = self._error_detail(exc, question, lang)
-            history[-1] = {"role": "assistant", "content": "⚠️ " + t(lang, "error", detail=escape_markdown_html(detail))}
+            history[-1] = {"role": "assistant", "content": escape_markdown_html("⚠️ " + t(lang, "error", detail=detail))}
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None

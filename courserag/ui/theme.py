@@ -8,6 +8,7 @@ from typing import Any
 import gradio as gr
 
 from courserag.settings import Settings
+from courserag.ui.server import server_options
 
 CSS = """
 .cr-header h1 { margin-bottom: 0.1em; }
@@ -68,5 +69,5 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "theme": theme(),
         "css": CSS,
         "blocked_paths": [str(Path(settings.data_dir).resolve())],
-        "max_file_size": f"{int(settings.limits.max_file_mb)}mb",
+        **server_options(settings),  # CSP, body caps, the upload route's limits (courserag/ui/server.py)
     }
