@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from courserag.textnorm import STOPWORDS, is_chinese, word_tokens
+from courserag.textnorm import is_chinese, word_tokens
 
 _EN_FOLLOWUP = re.compile(
     r"^\s*(what about|how about|and\b|what of|same for|also|then)|\b(it|its|that|this|they|them|those|these|her|his|their|one)\b",
