@@ -8,6 +8,8 @@ Space's proxy), so each test has its own.
 
 from __future__ import annotations
 
+import itertools
+
 import json
 import shutil
 import threading
@@ -65,8 +67,13 @@ def app(built_sample_data, cached_embedder, tmp_path_factory):
             demo.close()
 
 
+_CLIENTS = itertools.count(1)
+
+
 def client_headers() -> dict:
-    return {"X-Forwarded-For": f"203.0.113.{uuid.uuid4().int % 250 + 1}, 10.0.0.{uuid.uuid4().int % 250 + 1}"}
+    """A client address no other call in this run has used (random ones collided now and then)."""
+    n = next(_CLIENTS)
+    return {"X-Forwarded-For": f"203.0.113.7, 198.18.{n // 250}.{n % 250 + 1}"}
 
 
 def upload_raw(app, name: str, body: bytes, headers: dict | None = None) -> httpx.Response:
