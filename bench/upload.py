@@ -30,8 +30,9 @@ def _stage_timer(engine, stages: dict):
     """Time the stages of engine.add_upload by wrapping what it calls (through courserag.ingest)."""
     import courserag.ingest as ingest_module
 
-    originals = {name: getattr(ingest_module, name) for name in ("parse_bytes", "chunk_sections", "make_chunks")}
-    stage_of = {"parse_bytes": "parse", "chunk_sections": "chunk", "make_chunks": "chunk"}
+    stage_of = {"parse_bytes": "parse", "parse_file": "parse", "parse_sandboxed": "parse",
+                "chunk_sections": "chunk", "make_chunks": "chunk"}
+    originals = {name: getattr(ingest_module, name) for name in stage_of}
 
     def wrap(name, fn):
         def timed_call(*args, **kwargs):
@@ -66,7 +67,7 @@ def _stage_timer(engine, stages: dict):
 def upload_once(engine, path: Path, question: str) -> dict:
     """add_upload then one notes-scope retrieve; milliseconds per stage."""
     session = f"upload-{uuid.uuid4().hex[:8]}"
-    stages: dict = {}
+    stages: dict = {"parse": 0.0, "chunk": 0.0, "embed": 0.0}
     with _stage_timer(engine, stages):
         started = time.perf_counter()
         result = engine.add_upload(session, path)

@@ -50,11 +50,16 @@ class TextPiece:
 
 @dataclass(frozen=True)
 class _Unit:
-    """A paragraph, sentence or table row, and the table header it belongs under (if any);
-    `start` is where it begins in the chunked text."""
+    """A paragraph, sentence or table row, and the table header it belongs under (if any).
+
+    `sep` is what goes before it in a chunk: a blank line before a paragraph (so that the
+    paragraph boundary survives chunking), a line break before a table row, a space before
+    the next sentence of a paragraph that had to be cut. `start` is where it begins in the
+    chunked text."""
 
     text: str
     header: str = ""
+    sep: str = "\n\n"
     start: int = 0
 
 
@@ -87,7 +92,7 @@ def _table_units(paragraph: str) -> list[_Unit] | None:
     if len(lines) < 3 or not all(_TABLE_ROW.match(line) for line in lines) or not _TABLE_SEPARATOR.match(lines[1]):
         return None
     header = "\n".join(lines[:2])
-    return [_Unit(line, header) for line in lines[2:]]
+    return [_Unit(line, header, "\n") for line in lines[2:]]
 
 
 def _units(text: str, count: CountTokens, target: int) -> list[_Unit]:
@@ -105,9 +110,12 @@ def _units(text: str, count: CountTokens, target: int) -> list[_Unit]:
         if rows is not None:
             units.extend(rows)
             continue
-        for sentence in split_sentences(paragraph):
-            parts = _hard_split(sentence, count, target) if count(sentence) > target else [sentence]
-            units.extend(_Unit(part) for part in parts)
+        pieces = [
+            part
+            for sentence in split_sentences(paragraph)
+            for part in (_hard_split(sentence, count, target) if count(sentence) > target else [sentence])
+        ]
+        units.extend(_Unit(part, sep="\n\n" if i == 0 else " ") for i, part in enumerate(pieces))
     return units
 
 
@@ -119,21 +127,23 @@ def _located(units: list[_Unit], text: str) -> list[_Unit]:
     for unit in units:
         found = text.find(unit.text, position)
         start = found if found >= 0 else position
-        out.append(_Unit(unit.text, unit.header, start))
+        out.append(_Unit(unit.text, unit.header, unit.sep, start))
         position = start + len(unit.text) if found >= 0 else position
     return out
 
 
 def _render(units: list[_Unit]) -> str:
     """A chunk's text; the rows of a table cut from its header get the header again."""
-    lines: list[str] = []
+    out: list[str] = []
     previous = ""
     for unit in units:
         if unit.header and unit.header != previous:
-            lines.append(unit.header)
-        lines.append(unit.text)
+            out.append(("\n\n" if out else "") + unit.header)
+            out.append("\n" + unit.text)
+        else:
+            out.append((unit.sep if out else "") + unit.text)
         previous = unit.header
-    return "\n".join(lines)
+    return "".join(out)
 
 
 def _cost(units: list[_Unit], size: Callable[[str], int]) -> int:

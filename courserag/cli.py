@@ -51,7 +51,9 @@ def _ask_parser() -> argparse.ArgumentParser:
     ask.add_argument("--upload", action="append", default=[], metavar="FILE", help="a file of your own notes (repeatable)")
     ask.add_argument("--scope", choices=("both", "course", "notes"), default="both")
     ask.add_argument("--json", action="store_true", help="print one JSON object per result")
-    ask.add_argument("--batch", metavar="FILE.jsonl", help='one {"question", "course"} object a line')
+    ask.add_argument("--batch", metavar="FILE.jsonl",
+                     help='one {"question", "course", "history"} object a line; history: [{"role", "content"}, ...]')
+    ask.add_argument("--history", metavar="FILE.json", help='the conversation so far: [{"role": "user"|"assistant", "content": ...}, ...]')
     evaluate = sub.add_parser("eval", help="score answers on a question set (course_qa format)")
     evaluate.add_argument("--set", required=True, metavar="DIR", help="folder with questions.jsonl (or the file itself)")
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures and the wrong answers as JSON")
@@ -87,7 +89,8 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
             print(result.say("en"), file=sys.stderr)
         if args.batch:
             return _run_batch(engine, Path(args.batch), args.course, session_id, args.scope)
-        result = engine.ask(args.course, args.question, session_id, args.scope)
+        history = _read_history(Path(args.history)) if args.history else []
+        result = engine.ask(args.course, args.question, session_id, args.scope, history)
     except CourseRagError as exc:
         return _fail(str(exc))
     if args.json:
@@ -95,6 +98,20 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
     else:
         _print_human(result)
     return 0
+
+
+def _history_of(value: object) -> list[dict]:
+    """A conversation as [{"role", "content"}] (ValueError naming what is wrong)."""
+    if not isinstance(value, list) or not all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in value):
+        raise ValueError('history must be a list of {"role", "content"} objects')
+    return [{"role": str(m.get("role", "user")), "content": m["content"]} for m in value]
+
+
+def _read_history(path: Path) -> list[dict]:
+    try:
+        return _history_of(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise CourseRagError("plain", text=f"cannot read the history file {path}: {exc}") from None
 
 
 def _run_eval(args) -> int:
@@ -134,7 +151,8 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
             course = record.get("course") or default_course
             if not course:
                 raise CourseRagError("plain", text="no course given on this line and no --course")
-            output = engine.ask(course, question, session_id, record.get("scope", scope)).to_json()
+            history = _history_of(record.get("history", []))
+            output = engine.ask(course, question, session_id, record.get("scope", scope), history).to_json()
             output["question"] = question
         except (ValueError, KeyError, TypeError) as exc:
             failures += 1

@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal, Sequence
 
 from courserag import ranking
-from courserag.answering import ChatAnswerer, build_messages, extractive_answer, refusal_text
+from courserag.answering import ChatAnswerer, build_messages
+from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
+from courserag.extractive import classify, compose, render
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -32,10 +34,11 @@ from courserag.ingest import IngestConfig, file_size, ingest_file
 from courserag.messages import Notice
 from courserag.packing import pack_context
 from courserag.parsers import safe_display_name
+from courserag.parsers.sandbox import ParseJob
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
-from courserag.session_pool import SessionRegistry, UploadedFile
+from courserag.session_pool import SessionPool, SessionRegistry, UploadedFile, UploadGate, estimate_bytes
 from courserag.settings import Settings, secret
 from courserag.stores import build_store, store_healths
 from courserag.stores.base import CourseStore, FileRecord
@@ -79,7 +82,10 @@ class RagEngine:
             idle_seconds=settings.session_idle_minutes * 60,
             max_chunks=limits.max_chunks_per_session,
             max_bytes=int(limits.max_session_mb * 1024 * 1024),
+            max_sessions=settings.server.max_sessions,
+            max_memory_bytes=int(settings.server.max_pool_memory_mb * 1024 * 1024),
         )
+        self.upload_gate = UploadGate(settings.parse.workers)
         self._build_lock = threading.Lock()
         self._pending = PendingUploads()
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
@@ -96,9 +102,11 @@ class RagEngine:
             answerer = ChatAnswerer(
                 settings.llm_base_url,
                 settings.llm_model,
-                secret("LLM_API_KEY", required=False),
+                secret("LLM_API_KEY", required=False) or secret("HF_TOKEN", required=False),
                 timeout_s=settings.llm_timeout_s,
                 max_tokens=settings.llm_max_tokens,
+                deadline_s=settings.llm_deadline_s,
+                max_answer_chars=settings.llm_max_answer_chars,
             )
         return cls(settings, directory, store, embedder, answerer=answerer, gap_log=FeedbackLog(settings.data_dir))
 
@@ -129,7 +137,7 @@ class RagEngine:
             if built is not None and built != self.settings.embedding_model:
                 error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
                 return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
-            return IndexStatus(course_id, "ready", files, chunks)
+            return IndexStatus(course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id))))
         except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
             return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
 
@@ -171,8 +179,10 @@ class RagEngine:
     ) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool.
 
-        Until it is searchable the file is listed by `pending_uploads`, and `progress` (when
-        given) hears each step: reading, then indexing with units (pages…) done of total.
+        Uploads take turns (`UploadGate`: a few at a time, one per session, sessions in turn);
+        every attempt, refused or not, is charged to the session's reading budget. Until it is
+        searchable the file is listed by `pending_uploads`, and `progress` (when given) hears
+        each step: reading, then indexing with units (pages…) done of total.
         """
         name = safe_display_name(display_name or Path(path).name)
 
@@ -188,23 +198,14 @@ class RagEngine:
             self._pending.finish(session_id, name)
 
     def _add_upload(self, session_id: str, path: Path, name: str, report: UploadProgress) -> UploadResult:
+        limits = self.settings.limits
         try:
-            size = file_size(path, name, self.settings.limits)
+            size = file_size(path, name, limits)
             pool = self.sessions.get(session_id)
             pool.check_room(size, name)
-            data = Path(path).read_bytes()
-            file_hash = hashlib.sha256(data).hexdigest()
-            existing = pool.files.get(name)
-            if existing and existing.file_hash == file_hash:
-                return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
-            ingested = ingest_file(data, name, IngestConfig.of(self.settings, self.embedder), origin="upload", file_hash=file_hash)
-            uploaded = UploadedFile(
-                name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
-            )
-            indexing = PendingUpload(name, "indexing", 0, ingested.units, ingested.unit)
-            report(indexing)
-            added = pool.add_file(uploaded, ingested.chunks, embed_with_progress(self._embed_texts, indexing, report))
-            return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
+            pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
+            with self.upload_gate.turn(session_id):
+                return self._ingest_upload(pool, Path(path), name, size, report)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)
         except OSError as exc:
@@ -214,6 +215,40 @@ class RagEngine:
     def pending_uploads(self, session_id: str | None) -> list[PendingUpload]:
         """The session's files that are being read or indexed (not searchable yet)."""
         return self._pending.of(session_id)
+
+    def _ingest_upload(self, pool: SessionPool, path: Path, name: str, size: int, report: UploadProgress) -> UploadResult:
+        limits = self.settings.limits
+        pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)  # again: we may have waited
+        data = path.read_bytes()
+        file_hash = hashlib.sha256(data).hexdigest()
+        existing = pool.files.get(name)
+        if existing and existing.file_hash == file_hash:
+            return UploadResult(name, True, 0, existing.units, existing.doc_type, duplicate=True, unit=existing.unit)
+        known = pool.failures.get(file_hash)
+        if known is not None:  # the same bytes were refused before: say so again, without reading them
+            pool.charge(0.0)
+            raise IngestError(name, known.code, **known.params)
+        job = ParseJob()
+        pool.jobs.add(job)
+        started = time.monotonic()
+        try:
+            config = IngestConfig.of(self.settings, self.embedder)
+            ingested = ingest_file(data, name, config, origin="upload", file_hash=file_hash, job=job)
+        except IngestError as exc:
+            if exc.reason_notice.code != "upload_cancelled":
+                pool.remember_failure(file_hash, exc.reason_notice)
+            raise
+        finally:
+            pool.charge(time.monotonic() - started)
+            pool.jobs.discard(job)
+        self.sessions.check_memory(estimate_bytes(ingested.chunks, self.embedder.dim), name)
+        uploaded = UploadedFile(
+            name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
+        )
+        indexing = PendingUpload(name, "indexing", 0, ingested.units, ingested.unit)
+        report(indexing)
+        added = pool.add_file(uploaded, ingested.chunks, embed_with_progress(self._embed_texts, indexing, report))
+        return UploadResult(name, True, added, ingested.units, ingested.doc_type, ingested.warnings, unit=ingested.unit)
 
     def remove_upload(self, session_id: str, name: str) -> bool:
         pool = self.sessions.peek(session_id)
@@ -242,7 +277,7 @@ class RagEngine:
         notices.extend(hits.notices)
         return hits.vector, hits.lexical
 
-    def _standalone_query(self, question: str, history: Sequence[str]) -> str:
+    def _standalone_query(self, question: str, history: Sequence[object]) -> str:
         """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
         the heuristic otherwise (or when the LLM fails)."""
         if self.answerer is not None and history and looks_like_followup(question):
@@ -258,17 +293,18 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Retrieval:
         """Everything before the answer: embed, search both paths, fuse, rank, pack."""
-        self.course(course_id)  # UnknownCourseError before any work
+        course = self.course(course_id)  # UnknownCourseError before any work
         if scope not in SCOPES:
             raise QuestionError("bad_scope", scope=scope)
         started = time.perf_counter()
         cfg = self.settings.retrieval
         query = self._standalone_query(question, history)
         tokens = word_tokens(query)
-        vector = self.embedder.embed_query(query)
+        across = is_chinese(query) != (course.language == "zh")  # a Chinese question in an English course, say
+        vector = self.embedder.query_for(self.embedder.embed_query(query), across)
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
@@ -282,14 +318,18 @@ class RagEngine:
             vector_lists.append(pool.vector_search(vector, n))
             lexical_lists.append(pool.lexical_search(tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
-        rank_query = RankQuery(tuple(tokens), ranking.extract_identifiers(query), is_chinese(query), self._floor(vector))
+        floor = self._floor(vector)
+        # The course's own code names the course, not a fact: it must not lift every chunk
+        # that mentions it above the one that answers.
+        identifiers = ranking.extract_identifiers(query) - own_codes(course)
+        rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor)
         ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
             cfg.max_chunk_tokens, cfg.context_token_budget,
         )
         elapsed = (time.perf_counter() - started) * 1000
-        return Retrieval(question, query, items, notices, elapsed, len(candidates))
+        return Retrieval(question, query, items, notices, elapsed, len(candidates), across, vector, floor)
 
     def _floor(self, query_vector) -> float:
         """The question's similarity to text that does not answer it (calibration.py)."""
@@ -316,7 +356,7 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Iterator[str | Answer]:
         """Yield the growing answer text while it streams, then the final Answer."""
         started = time.perf_counter()
@@ -324,14 +364,16 @@ class RagEngine:
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
         answer = Answer(question, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=course_id)
-        if not retrieval.items:
-            answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+        codes = check_codes(retrieval.query, self.course(course_id), self.directory)
+        if codes.about_another_course:
+            code, other = codes.other_courses[0]
+            _refuse(answer, "answer_other_course", code=code, name=other.name)
+        elif not retrieval.items:
+            _refuse(answer, "answer_not_found")
         elif self.answerer is not None:
-            yield from self._llm_answer(question, retrieval, answer)
+            yield from self._llm_answer(question, retrieval, answer, codes, history)
         else:
-            answer.answer = self._extractive(question, retrieval)
-        if not answer.answer:
-            answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+            self._extractive(answer, retrieval, codes)
         if answer.refused:
             answer.items = []
         now = time.perf_counter()
@@ -343,21 +385,23 @@ class RagEngine:
         self._log_gaps(answer, scope, session_id)
         yield answer
 
-    def _llm_answer(self, question: str, retrieval: Retrieval, answer: Answer) -> Iterator[str]:
+    def _llm_answer(
+        self, question: str, retrieval: Retrieval, answer: Answer, codes: CodeCheck, history: Sequence[object] = ()
+    ) -> Iterator[str]:
         """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
         text = ""
         try:
-            for delta in self.answerer.stream(build_messages(question, retrieval.items)):
+            for delta in self.answerer.stream(build_messages(question, retrieval.items, history)):
                 text += delta
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text
             if LLM_REFUSAL_MARKER in text:
-                answer.answer, answer.refused, answer.mode = refusal_text(question), True, "refusal"
+                _refuse(answer, "answer_not_found")
             else:
                 answer.answer, answer.mode = text.strip(), "llm"
         except LLMUnavailableError as exc:
             answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
-            answer.answer = self._extractive(question, retrieval)
+            self._extractive(answer, retrieval, codes)
 
     def _log_gaps(self, answer: Answer, scope: str, session_id: str | None = None) -> None:
         """Refused questions and cited course files feed the instructor's content-gap view.
@@ -374,13 +418,24 @@ class RagEngine:
         except OSError:
             log.exception("could not write the content-gap logs")
 
-    def _extractive(self, question: str, retrieval: Retrieval) -> str:
-        query_vector = self.embedder.embed_query(retrieval.query)
+    def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
+        """Quote the units that answer, or refuse and point at the nearest source."""
 
-        def similarity(sentences: list[str]):
-            return self.embedder.embed_batch(sentences, self.settings.embedding_batch_size) @ query_vector
+        def similarity(texts: list[str]):
+            return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ retrieval.vector
 
-        return extractive_answer(question, retrieval.items, similarity=similarity)
+        composition = compose(
+            retrieval.query, retrieval.items, classify(retrieval.query), similarity,
+            floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
+            ignore=tuple(own_codes(self.course(answer.course_id))), word_vectors=self.embedder.word_vectors,
+        )
+        if composition.refused:
+            if composition.reason == "missing_code":
+                _refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
+            else:
+                _refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
+            return
+        answer.answer = render(composition, _lead(answer.question, composition))
 
     def ask(
         self,
@@ -388,7 +443,7 @@ class RagEngine:
         question: str,
         session_id: str | None = None,
         scope: Scope = "both",
-        history: Sequence[str] = (),
+        history: Sequence[object] = (),
     ) -> Answer:
         """The whole answer at once (CLI, batch, tests)."""
         final = None
@@ -396,3 +451,31 @@ class RagEngine:
             final = update
         assert isinstance(final, Answer)
         return final
+
+
+def _language(text: str) -> str:
+    return "zh" if is_chinese(text) else "en"
+
+
+def _lead(question: str, composition) -> str:
+    """"From the materials:", saying so when the quotes are in the other language."""
+    quoted = " ".join(c.unit.text for c in composition.units)
+    lang, source = _language(question), _language(quoted)
+    code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
+    return Notice(code).text(lang)
+
+
+def _item(retrieval: Retrieval, n: int | None):
+    return next((item for item in retrieval.items if item.n == n), None)
+
+
+def _refuse(answer: Answer, message: str, nearest=None, **params) -> None:
+    """A plain "not found" (or why not) in the question's language; no citations, and the
+    nearest related source offered as a place to look, not as an answer."""
+    lang = _language(answer.question)
+    text = Notice(message, params).text(lang)
+    if nearest is not None:
+        chunk = nearest.hit.chunk
+        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": chunk.locator}).text(lang)
+        answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
+    answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []

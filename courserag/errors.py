@@ -86,6 +86,14 @@ class CorruptFileError(IngestError):
     """The file is damaged or is not what its extension says."""
 
 
+class TooComplexError(IngestError):
+    """Reading the file would cost more than its budget (time, memory, or structure counted
+    before parsing): said as "too complex to read" with the reason, a code of messages.py."""
+
+    def __init__(self, file_name: str, reason_code: str, **params):
+        super().__init__(file_name, "too_complex", reason=Notice(reason_code, params))
+
+
 class SessionLimitError(CourseRagError):
     """A per-session quota (total upload size, chunk count) would be exceeded."""
 

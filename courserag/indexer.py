@@ -72,16 +72,37 @@ class BuildSummary:
 
 
 def course_files(docs: Path) -> list[Path]:
-    """Supported files under the course folder, in a stable order; hidden files skipped."""
+    """Supported files under the course folder, in a stable order; hidden files skipped, and
+    links that lead outside the folder too (see `linked_outside`)."""
+    return _walk(docs)[0]
+
+
+def linked_outside(docs: Path) -> list[Path]:
+    """Supported files in the course folder that are links to something outside it. They are
+    refused: a link to /etc or to another course's files would be indexed and quoted to every
+    learner, though the file route would not serve it."""
+    return _walk(docs)[1]
+
+
+def _walk(docs: Path) -> tuple[list[Path], list[Path]]:
     if not docs.is_dir():
         raise CourseRagError("course_folder_missing", folder=str(docs))
-    return sorted(
-        p
-        for p in docs.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in SUPPORTED_EXTENSIONS
-        and not any(part.startswith(".") for part in p.relative_to(docs).parts)
-    )
+    root = docs.resolve()
+    inside: list[Path] = []
+    outside: list[Path] = []
+    for path in sorted(docs.rglob("*")):
+        if (
+            not path.is_file()
+            or path.suffix.lower() not in SUPPORTED_EXTENSIONS
+            or any(part.startswith(".") for part in path.relative_to(docs).parts)
+        ):
+            continue
+        try:
+            within = path.resolve(strict=True).is_relative_to(root)
+        except (OSError, RuntimeError):  # a broken or looping link
+            within = False
+        (inside if within else outside).append(path)
+    return inside, outside
 
 
 def file_sha256(path: Path) -> str:
@@ -122,7 +143,8 @@ def build_course(
     before = set(store.files(course.id)) if summary.reason else set(indexed)
     stage = store.stage(course.id) if summary.reason and not dry_run else None
     write = stage.put if stage is not None else lambda *args: store.replace_file(course.id, *args)
-    paths = course_files(course.docs)
+    paths, refused = _walk(course.docs)
+    summary.failed += [(p.relative_to(course.docs).as_posix(), "it links to a file outside the course folder") for p in refused]
     config = IngestConfig.of(settings, embedder)
     summary.files = len(paths)
     present: set[str] = set()

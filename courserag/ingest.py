@@ -7,6 +7,10 @@ chunk is refused ("no_text_extracted"), and one that yields more than
 `limits.max_chunks_per_file` is refused ("too_many_chunks"). The size limit has one check and
 one message, `parsers.guard.check_size`: the parsers apply it to whatever they are given, and
 `file_size` applies it before an upload is read, so an oversized file costs no read.
+
+Parsing runs in a worker process within the config's `budget` (courserag/parsers/sandbox.py)
+for uploads and course builds alike; a config without a budget parses in this process
+(evaluation and benchmarks, over files they made themselves).
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from pathlib import Path
 from courserag.chunking import CountTokens, approximate_tokens, chunk_sections, make_chunks
 from courserag.errors import FileTooLargeError, IngestError
 from courserag.messages import Notice
-from courserag.parsers import ParsedDocument, parse_bytes, parse_file
+from courserag.parsers import ParsedDocument, parse_bytes, parse_file, safe_display_name
 from courserag.parsers.guard import check_size
+from courserag.parsers.sandbox import ParseJob, parse_sandboxed, read_upload
 from courserag.records import Chunk, Origin
-from courserag.settings import Limits, Settings
+from courserag.settings import Limits, ParseBudget, Settings
 
 
 # Tokens kept free in the embedder's window: its special tokens and a query/passage prefix.
@@ -35,6 +40,7 @@ class IngestConfig:
     overlap_tokens: int = 40
     limits: Limits = field(default_factory=Limits)
     count_tokens: CountTokens = approximate_tokens  # the embedding model's tokenizer in the app
+    budget: ParseBudget | None = field(default_factory=ParseBudget)  # None: parse in this process
 
     @classmethod
     def of(cls, settings: Settings, embedder=None) -> "IngestConfig":
@@ -42,9 +48,11 @@ class IngestConfig:
         answerer is given of one source (MAX_CHUNK_TOKENS), counted by its tokenizer."""
         target = min(settings.chunk_tokens, settings.retrieval.max_chunk_tokens)
         if embedder is None:
-            return cls(target, settings.chunk_overlap_tokens, settings.limits)
+            return cls(target, settings.chunk_overlap_tokens, settings.limits, budget=settings.parse)
         target = min(target, embedder.window_tokens - WINDOW_HEADROOM)
-        return cls(target, min(settings.chunk_overlap_tokens, target // 4), settings.limits, embedder.count_tokens)
+        return cls(
+            target, min(settings.chunk_overlap_tokens, target // 4), settings.limits, embedder.count_tokens, settings.parse
+        )
 
 
 @dataclass(frozen=True)
@@ -78,19 +86,16 @@ def ingest_file(
     origin: Origin,
     course_id: str | None = None,
     file_hash: str = "",
+    job: ParseJob | None = None,
 ) -> IngestedFile:
     """Parse `source` (a path, an upload's bytes, or a document already parsed) and chunk it.
 
     `name` is the file's name for users and parsing (an upload's display name, a course file's
-    path in its folder); chunks cite it as their source. Raises an IngestError subclass for
-    any file that cannot be used.
+    path in its folder); chunks cite it as their source. `job` lets the caller stop a parse
+    that is running in its worker. Raises an IngestError subclass for any file that cannot
+    be used.
     """
-    if isinstance(source, ParsedDocument):
-        parsed = source
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        parsed = parse_bytes(bytes(source), name, config.limits)
-    else:
-        parsed = parse_file(Path(source), name, config.limits)
+    parsed = _parse(source, name, config, job)
     pieces = chunk_sections(parsed.sections, config.count_tokens, config.chunk_tokens, config.overlap_tokens)
     chunks = make_chunks(pieces, name, origin, course_id, parsed.doc_type, file_hash)
     if not chunks:
@@ -99,3 +104,18 @@ def ingest_file(
     if len(chunks) > limit:
         raise FileTooLargeError(parsed.name, "too_many_chunks", chunks=len(chunks), limit=limit)
     return IngestedFile(parsed.name, parsed.doc_type, parsed.unit, parsed.units, tuple(parsed.warnings), tuple(chunks))
+
+
+def _parse(source: Path | bytes | ParsedDocument, name: str, config: IngestConfig, job: ParseJob | None) -> ParsedDocument:
+    if isinstance(source, ParsedDocument):
+        return source
+    if config.budget is None:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return parse_bytes(bytes(source), name, config.limits)
+        return parse_file(Path(source), name, config.limits)
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        try:
+            source = read_upload(Path(source), safe_display_name(name), config.limits)
+        except OSError:
+            raise IngestError(safe_display_name(name), "file_read_failed") from None
+    return parse_sandboxed(bytes(source), name, config.limits, config.budget, job)

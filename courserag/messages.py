@@ -65,6 +65,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "✓ {name}：之前已上传过，没有新内容",
     },
     "upload_failed": {"en": "✗ {error}", "zh": "✗ {error}"},
+    # Budgets of a session and of the server (session_pool.py, ui/server.py).
+    "session_parse_budget": {
+        "en": "{name}: this session has used its reading budget ({files} files or {seconds:g} s of reading); "
+        "open the assistant in a new tab to upload more",
+        "zh": "{name}：本次会话的读取额度已用完（{files} 个文件或 {seconds:g} 秒的读取时间）；请在新标签页中打开助手再上传",
+    },
+    "upload_too_many_files": {
+        "en": "{count} files were given at once; only the first {limit} were read",
+        "zh": "一次提交了 {count} 个文件，只读取了前 {limit} 个",
+    },
+    "server_sessions_full": {
+        "en": "the assistant is holding uploads for as many learners as it can ({limit}); try again in a few minutes",
+        "zh": "助手目前保存上传文件的学习者已达上限（{limit} 人）；请几分钟后再试",
+    },
+    "server_memory_full": {
+        "en": "{name}: the assistant's memory for uploaded notes is full right now; try again in a few minutes",
+        "zh": "{name}：助手用于保存上传笔记的内存已满；请几分钟后再试",
+    },
+    "instructor_throttled": {
+        "en": "🔒 Too many wrong tokens from your address; try again in {seconds} s.",
+        "zh": "🔒 你的地址输入错误口令的次数过多；请 {seconds} 秒后再试。",
+    },
+
     "passage": {"en": "passage", "zh": "段落"},
     "passages": {"en": "passages", "zh": "段落"},
     # Units a file is read in ("3 pages read"): singular and plural.
@@ -244,6 +267,53 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "cells {numbers} had long outputs, which were cut",
         "zh": "第 {numbers} 个单元格的输出过长，已被截断",
     },
+    # Work budgets (sandbox.py, and guard.py's counts of structure before any parser runs).
+    "too_complex": {
+        "en": "this file is too complex to read ({reason}); simplify or split it, then upload it again",
+        "zh": "该文件过于复杂，无法读取（{reason}）；请简化或拆分后重新上传",
+    },
+    "complex_time": {"en": "reading it took longer than {seconds:g} s", "zh": "读取时间超过了 {seconds:g} 秒"},
+    "complex_cpu": {
+        "en": "reading it needed more than {seconds:g} s of processor time",
+        "zh": "读取所需的处理器时间超过了 {seconds:g} 秒",
+    },
+    "complex_memory": {
+        "en": "reading it needed more than {memory_mb:,} MB of memory",
+        "zh": "读取所需的内存超过了 {memory_mb:,} MB",
+    },
+    "complex_crash": {"en": "the reader stopped unexpectedly", "zh": "读取程序意外中止"},
+    "complex_paragraphs": {
+        "en": "it has at least {count:,} paragraphs; the limit is {limit:,}",
+        "zh": "其中至少有 {count:,} 个段落，上限为 {limit:,} 个",
+    },
+    "complex_styles": {
+        "en": "it defines at least {count:,} styles; the limit is {limit:,}",
+        "zh": "其中至少定义了 {count:,} 种样式，上限为 {limit:,} 种",
+    },
+    "complex_xml": {
+        "en": "one of its parts has more than {limit:,} XML elements",
+        "zh": "其中一个组成部分含有超过 {limit:,} 个 XML 元素",
+    },
+    "complex_shapes": {
+        "en": "its slides hold at least {count:,} shapes; the limit is {limit:,}",
+        "zh": "其幻灯片中至少有 {count:,} 个形状，上限为 {limit:,} 个",
+    },
+    "complex_pdf_content": {
+        "en": "its pages hold more than {limit_mb:g} MB of drawing instructions",
+        "zh": "其页面中的绘图指令超过了 {limit_mb:g} MB",
+    },
+    "complex_cells": {
+        "en": "it has {count:,} cells; the limit is {limit:,}",
+        "zh": "其中有 {count:,} 个单元格，上限为 {limit:,} 个",
+    },
+    "complex_json": {
+        "en": "it holds more than {limit:,} JSON values",
+        "zh": "其中的 JSON 数据项超过了 {limit:,} 个",
+    },
+    "upload_cancelled": {
+        "en": "reading was stopped because the session ended",
+        "zh": "会话已结束，读取已停止",
+    },
     # -- course stores (courserag/stores) -----------------------------------------------
     "store_unavailable": {"en": "{detail}", "zh": "{detail}"},
     "index_other_model": {
@@ -277,10 +347,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{reason}; showing the most relevant passages instead.",
         "zh": "{reason}；改为展示最相关的原文段落。",
     },
+    # -- answers (said in the question's language) ----------------------------------------
+    "answer_not_found": {
+        "en": "I could not find this in this course's materials or your notes, so I won't guess.",
+        "zh": "在本课程的资料和你上传的笔记中没有找到相关内容，因此不作猜测。",
+    },
+    "answer_other_course": {
+        "en": "{code} is the course code of {name}, not of this course. Choose {name} in the course list to ask about it.",
+        "zh": "{code} 是课程“{name}”的代码，不是本课程的。请在课程列表中选择“{name}”后再提问。",
+    },
+    "answer_code_not_found": {
+        "en": "This course's materials say nothing about {code}, so I won't guess.",
+        "zh": "本课程的资料中没有关于 {code} 的内容，因此不作猜测。",
+    },
+    "answer_look_at": {
+        "en": "You may want to look at {source} ({locator}).",
+        "zh": "可以看看 {source}（{locator}）。",
+    },
+    "answer_lead": {"en": "From the materials:", "zh": "根据资料："},
+    "answer_lead_zh_materials": {
+        "en": "From the course materials (quoted in Chinese, as they are written):",
+        "zh": "根据资料：",
+    },
+    "answer_lead_en_materials": {
+        "en": "From the materials:",
+        "zh": "答案摘自英文课程资料：",
+    },
     # -- the language model -------------------------------------------------------------
     "llm_failed": {
         "en": "the language model at {host} failed ({kind})",
         "zh": "语言模型（{host}）出错（{kind}）",
+    },
+    "llm_deadline": {
+        "en": "the language model at {host} did not finish its answer within {seconds:g} s",
+        "zh": "语言模型（{host}）未能在 {seconds:g} 秒内完成回答",
+    },
+    "llm_too_long": {
+        "en": "the language model at {host} wrote more than {limit:,} characters",
+        "zh": "语言模型（{host}）的回答超过了 {limit:,} 个字符",
     },
     "llm_unfinished": {
         "en": "the language model at {host} stopped before finishing its answer",

@@ -149,8 +149,7 @@ def run(engine, items: Sequence[QAItem], progress=None) -> QAReport:
     """Ask every question (each in a fresh session, with its history) and score the answers."""
     report = QAReport()
     for number, item in enumerate(items, start=1):
-        history = [m.get("content", "") for m in item.history if m.get("role") == "user"]
-        result = engine.ask(item.course, item.question, None, "both", history)
+        result = engine.ask(item.course, item.question, None, "both", list(item.history))
         report.scores.append(score(item, result.answer, result.refused, [c["source"] for c in result.citations]))
         if progress:
             progress(number, len(items))

@@ -26,6 +26,9 @@ class Retrieval:
     notices: list[Notice]
     retrieval_ms: float
     candidates: int
+    across_languages: bool = False  # asked in the other language than the course's
+    vector: object = None  # the question's search vector (numpy), for scoring sentences alike
+    floor: float = 0.0  # the question's similarity to unrelated text (calibration.py)
 
 
 @dataclass
@@ -41,6 +44,7 @@ class Answer:
     mode: str = "extractive"
     query: str = ""
     course_id: str | None = None
+    suggestions: list[dict] = field(default_factory=list)  # a refusal's "you may want to look at"
 
     @property
     def citations(self) -> list[dict]:
@@ -61,6 +65,7 @@ class Answer:
             "mode": self.mode,
             "course_id": self.course_id,
             "query": self.query,
+            "suggestions": list(self.suggestions),
         }
 
 
@@ -117,6 +122,7 @@ class IndexStatus:
     chunks: int = 0
     detail: str = ""
     notice: Notice | None = None  # what to tell learners when it is not ready (other_model)
+    damaged: tuple[str, ...] = ()  # indexed files whose stored chunks cannot be read (the next build repairs them)
 
 
 @dataclass(frozen=True)

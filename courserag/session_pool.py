@@ -3,15 +3,25 @@
 A pool's FAISS + BM25 index is extended when a file is uploaded and rebuilt (from vectors it
 already has) only when a file is removed; a query only reads it. Vectors are cached by chunk
 text hash, so the same content uploaded twice is never embedded twice. Pools live in a
-registry keyed by session id and are released when the session ends or sits idle too long.
+registry keyed by session id and are released when the session ends or sits idle too long
+(swept on a timer, not only when someone uploads).
+
+What uploads may cost is bounded three ways. Each session has a reading budget (files and
+seconds of parsing, failed and refused files included) kept in its pool. The registry holds
+at most `max_sessions` pools and `max_memory_bytes` of them (estimated), and refuses a new
+session or file beyond that, rather than growing or evicting a learner who is still there.
+`UploadGate` runs uploads a few at a time app-wide, one per session, sessions taking turns,
+so one session's slow files never hold up another session's note.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import Counter, OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -46,6 +56,11 @@ class SessionPool:
     index: ChunkIndex = field(init=False)
     files: dict[str, UploadedFile] = field(default_factory=dict)
     embedded_texts: int = 0
+    memory_bytes: int = 0  # estimated size of the chunks, vectors and tokens held
+    attempts: int = 0  # files this session tried to upload, whatever became of them
+    parse_seconds: float = 0.0  # time spent reading them, failures included
+    failures: OrderedDict = field(default_factory=OrderedDict)  # file hash -> why it was refused
+    jobs: set = field(default_factory=set)  # parses running for this session (cancelled on release)
     _vector_cache: dict[str, np.ndarray] = field(default_factory=dict)
     # One learner may upload from two tabs at once: a file's check-replace-add is atomic.
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
@@ -67,6 +82,24 @@ class SessionPool:
         if current + size_bytes > self.max_bytes:
             limit_mb = self.max_bytes / 1024 / 1024
             raise SessionLimitError("session_bytes", name=name, limit_mb=f"{limit_mb:.0f}")
+
+    def check_budget(self, name: str, max_files: int, max_seconds: float) -> None:
+        """Refuse another file once this session has spent its reading budget."""
+        if self.attempts >= max_files or self.parse_seconds >= max_seconds:
+            raise SessionLimitError("session_parse_budget", name=name, files=max_files, seconds=max_seconds)
+
+    def charge(self, seconds: float) -> None:
+        """Count one upload attempt and the time it took, whatever its outcome."""
+        with self._lock:
+            self.attempts += 1
+            self.parse_seconds += seconds
+
+    def remember_failure(self, file_hash: str, failure) -> None:
+        """A file refused once is refused again at once, without being read (last 100)."""
+        with self._lock:
+            self.failures[file_hash] = failure
+            while len(self.failures) > 100:
+                self.failures.popitem(last=False)
 
     def add_file(
         self,
@@ -98,6 +131,7 @@ class SessionPool:
             matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
             self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks])
             self.files[uploaded.name] = uploaded
+            self.memory_bytes += estimate_bytes(chunks, self.dim)
             return len(chunks)
 
     def remove_file(self, name: str) -> bool:
@@ -105,8 +139,14 @@ class SessionPool:
         with self._lock:
             if self.files.pop(name, None) is None:
                 return False
+            self.memory_bytes -= estimate_bytes([c for c in self.index.chunks if c.source == name], self.dim)
             self.index.keep(lambda chunk: chunk.source != name)
             return True
+
+    def cancel(self) -> None:
+        """Stop the parses running for this session (it was released)."""
+        for job in list(self.jobs):
+            job.cancel()
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
         return self.index.vector_search(vector, k)
@@ -115,31 +155,79 @@ class SessionPool:
         return self.index.lexical_search(tokens, k)
 
 
+def estimate_bytes(chunks: Sequence[Chunk], dim: int) -> int:
+    """What holding `chunks` costs a pool: text (str and its tokens, about 3x its UTF-8 size),
+    the vector twice (the index and the cache by content) and per-object overhead."""
+    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks)
+
+
 class SessionRegistry:
     """Session id -> pool, with idle release. Thread-safe: Gradio runs handlers in threads."""
 
-    def __init__(self, dim: int, idle_seconds: float = 3600.0, max_chunks: int = 20000, max_bytes: int = 200 * 1024 * 1024):
+    def __init__(
+        self,
+        dim: int,
+        idle_seconds: float = 3600.0,
+        max_chunks: int = 20000,
+        max_bytes: int = 200 * 1024 * 1024,
+        max_sessions: int = 500,
+        max_memory_bytes: int = 4096 * 1024 * 1024,
+    ):
         self.dim = dim
         self.idle_seconds = idle_seconds
         self.max_chunks = max_chunks
         self.max_bytes = max_bytes
+        self.max_sessions = max_sessions
+        self.max_memory_bytes = max_memory_bytes
         self._pools: dict[str, SessionPool] = {}
         self._last_used: dict[str, float] = {}
         self._lock = threading.Lock()
+        self._sweeper: threading.Thread | None = None
+        self._stop = threading.Event()
 
     def __len__(self) -> int:
         return len(self._pools)
 
     def get(self, session_id: str) -> SessionPool:
-        """The session's pool, created on first use."""
+        """The session's pool, created on first use; SessionLimitError when the server already
+        holds `max_sessions` pools (after releasing idle ones)."""
         with self._lock:
             self._sweep_locked()
             pool = self._pools.get(session_id)
             if pool is None:
+                if len(self._pools) >= self.max_sessions:
+                    raise SessionLimitError("server_sessions_full", limit=self.max_sessions)
                 pool = SessionPool(self.dim, max_chunks=self.max_chunks, max_bytes=self.max_bytes)
                 self._pools[session_id] = pool
+                self._start_sweeper()
             self._last_used[session_id] = time.monotonic()
             return pool
+
+    def memory_bytes(self) -> int:
+        """The estimated size of every pool together."""
+        with self._lock:
+            return sum(pool.memory_bytes for pool in self._pools.values())
+
+    def check_memory(self, adding: int, name: str) -> None:
+        """Refuse a file whose chunks would take the pools past `max_memory_bytes`."""
+        if self.memory_bytes() + adding > self.max_memory_bytes:
+            raise SessionLimitError("server_memory_full", name=name)
+
+    def _start_sweeper(self) -> None:
+        """Release idle pools on a timer, from the first pool on (no thread before that)."""
+        if self._sweeper is None or not self._sweeper.is_alive():
+            interval = min(max(self.idle_seconds / 4, 1.0), 60.0)
+
+            def run() -> None:
+                while not self._stop.wait(interval):
+                    self.sweep()
+
+            self._sweeper = threading.Thread(target=run, name="session-sweeper", daemon=True)
+            self._sweeper.start()
+
+    def close(self) -> None:
+        """Stop the sweeper (tests; the thread is a daemon otherwise)."""
+        self._stop.set()
 
     def peek(self, session_id: str | None) -> SessionPool | None:
         """The pool if the session has one (a query never creates a pool)."""
@@ -153,8 +241,10 @@ class SessionRegistry:
 
     def release(self, session_id: str) -> None:
         with self._lock:
-            self._pools.pop(session_id, None)
+            pool = self._pools.pop(session_id, None)
             self._last_used.pop(session_id, None)
+        if pool is not None:
+            pool.cancel()
 
     def sweep(self) -> int:
         with self._lock:
@@ -162,8 +252,50 @@ class SessionRegistry:
 
     def _sweep_locked(self) -> int:
         now = time.monotonic()
-        idle = [sid for sid, t in self._last_used.items() if now - t > self.idle_seconds]
+        idle = [sid for sid, t in self._last_used.items() if now - t > self.idle_seconds and not self._pools[sid].jobs]
         for sid in idle:
-            self._pools.pop(sid, None)
+            self._pools.pop(sid).cancel()
             self._last_used.pop(sid, None)
         return len(idle)
+
+
+class UploadGate:
+    """Turns for uploads: `workers` at a time app-wide and one at a time per session.
+
+    Waiting uploads are served by the fewest turns their session has had, then by arrival,
+    so a session with ten files queued takes every other turn, not ten in a row.
+    """
+
+    def __init__(self, workers: int = 2):
+        self.workers = workers
+        self._cond = threading.Condition()
+        self._running: set[str] = set()
+        self._waiting: list[tuple[str, int]] = []  # (session id, ticket) in arrival order
+        self._turns: Counter[str] = Counter()  # turns taken by sessions still running or waiting
+        self._tickets = 0
+
+    @contextmanager
+    def turn(self, session_id: str) -> Iterator[None]:
+        with self._cond:
+            self._tickets += 1
+            entry = (session_id, self._tickets)
+            self._waiting.append(entry)
+            self._cond.wait_for(lambda: self._next() == entry)
+            self._waiting.remove(entry)
+            self._running.add(session_id)
+            self._turns[session_id] += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running.discard(session_id)
+                if not any(sid == session_id for sid, _ in self._waiting):
+                    del self._turns[session_id]
+                self._cond.notify_all()
+
+    def _next(self) -> tuple[str, int] | None:
+        """The waiting upload that runs next, if a worker is free."""
+        if len(self._running) >= self.workers:
+            return None
+        ready = [entry for entry in self._waiting if entry[0] not in self._running]
+        return min(ready, key=lambda entry: (self._turns[entry[0]], entry[1]), default=None)

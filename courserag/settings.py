@@ -15,6 +15,8 @@ from courserag.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
+HF_ROUTER_URL = "https://router.huggingface.co/v1"  # Hugging Face inference providers, OpenAI-compatible
+HF_DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"  # English and Chinese; any router model can be set with LLM_MODEL
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,46 @@ class Limits:
     max_zip_entries: int = 10000
     max_text_chars: int = 20_000_000
     max_question_chars: int = 2000
+    # Structure counted before a parser runs (parsers/guard.py): each bounds work that the
+    # file's size does not (a 136 KB DOCX of 20,000 styles, an 18 KB one of 2M paragraphs).
+    max_docx_paragraphs: int = 200_000
+    max_office_styles: int = 5_000
+    max_xml_elements: int = 3_000_000  # elements of one Office XML part (lxml holds each in memory)
+    max_pptx_shapes: int = 100_000
+    max_pdf_content_mb: float = 64.0  # decoded drawing instructions of all pages, a shared stream once per page
+    max_notebook_cells: int = 20_000
+    max_notebook_values: int = 2_000_000  # JSON values of a notebook (json builds an object for each)
+    # What one session and one upload call may spend (failed and refused files count too).
+    max_files_per_upload: int = 20
+    max_session_files: int = 200
+    max_session_parse_s: float = 600.0
+
+
+@dataclass(frozen=True)
+class ParseBudget:
+    """What parsing one file may cost in its worker process (courserag/parsers/sandbox.py).
+
+    A file over any of them is refused as "too complex to read", and the worker is killed.
+    Uploads run `workers` at a time app-wide, at most one per session, in a fair queue.
+    """
+
+    wall_s: float = 90.0
+    cpu_s: float = 60.0
+    memory_mb: int = 1536
+    workers: int = 2
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Caps of the web server and the session registry (courserag/ui/server.py, session_pool.py)."""
+
+    max_sessions: int = 500  # sessions holding uploads; new ones are refused beyond this
+    max_pool_memory_mb: float = 4096.0  # all sessions' upload pools together (estimated)
+    max_request_mb: float = 2.0  # body of any request but an upload
+    upload_tmp_mb: float = 2048.0  # Gradio's upload folder, all files together
+    upload_tmp_ttl_s: int = 600  # uploaded files older than this are deleted
+    uploads_per_client: int = 60  # upload requests per client per 10 minutes
+    max_history_chars: int = 200_000  # chat history a client sends back with a question
 
 
 @dataclass(frozen=True)
@@ -43,8 +85,8 @@ class RetrievalSettings:
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25
     weak_vector_threshold: float = 0.35
-    relevance_threshold: float = 0.45  # English questions below it are refused (ranking.ENGLISH_GATE)
-    chinese_relevance_threshold: float = 0.40  # the same for Chinese (ranking.CHINESE_GATE)
+    relevance_threshold: float = 0.30  # English questions below it are refused (ranking.ENGLISH_GATE)
+    chinese_relevance_threshold: float = 0.30  # the same for Chinese (ranking.CHINESE_GATE)
     fusion: str = "hybrid"  # "hybrid" (language- and confidence-aware) or "reference"
     max_chunk_tokens: int = 500
     context_token_budget: int = 2000
@@ -75,6 +117,8 @@ class Settings:
     chunk_overlap_tokens: int = 40
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     limits: Limits = field(default_factory=Limits)
+    parse: ParseBudget = field(default_factory=ParseBudget)
+    server: ServerLimits = field(default_factory=ServerLimits)
     weaviate_url: str | None = None
     weaviate_grpc_url: str | None = None
     weaviate_collection: str = "CourseChunks"
@@ -85,6 +129,8 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 30.0
     llm_max_tokens: int = 600
+    llm_deadline_s: float = 60.0  # the whole answer, however slowly it streams (LLM_TIMEOUT_S bounds each read)
+    llm_max_answer_chars: int = 8000  # a longer answer is cut off and the extractive one shown
     session_idle_minutes: float = 60.0
     instructor_enabled: bool = False
     host: str = "127.0.0.1"  # HOST (or GRADIO_SERVER_NAME); 0.0.0.0 on a Space
@@ -135,6 +181,23 @@ class Settings:
             max_session_mb=get("MAX_SESSION_MB", base.limits.max_session_mb, float),
             max_pages=get("MAX_PAGES", base.limits.max_pages, int),
             max_chunks_per_session=get("MAX_CHUNKS_PER_SESSION", base.limits.max_chunks_per_session, int),
+            max_files_per_upload=get("MAX_FILES_PER_UPLOAD", base.limits.max_files_per_upload, int),
+            max_session_files=get("MAX_SESSION_FILES", base.limits.max_session_files, int),
+            max_session_parse_s=get("SESSION_PARSE_BUDGET_S", base.limits.max_session_parse_s, float),
+        )
+        parse = ParseBudget(
+            wall_s=get("PARSE_TIMEOUT_S", base.parse.wall_s, float),
+            cpu_s=get("PARSE_CPU_S", base.parse.cpu_s, float),
+            memory_mb=get("PARSE_MEMORY_MB", base.parse.memory_mb, int),
+            workers=get("PARSE_WORKERS", base.parse.workers, int),
+        )
+        server = ServerLimits(
+            max_sessions=get("MAX_SESSIONS", base.server.max_sessions, int),
+            max_pool_memory_mb=get("MAX_POOL_MEMORY_MB", base.server.max_pool_memory_mb, float),
+            max_request_mb=get("MAX_REQUEST_MB", base.server.max_request_mb, float),
+            upload_tmp_mb=get("UPLOAD_TMP_MB", base.server.upload_tmp_mb, float),
+            upload_tmp_ttl_s=get("UPLOAD_TMP_TTL_S", base.server.upload_tmp_ttl_s, int),
+            uploads_per_client=get("UPLOADS_PER_CLIENT", base.server.uploads_per_client, int),
         )
         settings = Settings(
             course_directory=Path(get("COURSE_DIRECTORY", base.course_directory)),
@@ -148,15 +211,21 @@ class Settings:
             chunk_overlap_tokens=get("CHUNK_OVERLAP_TOKENS", base.chunk_overlap_tokens, int),
             retrieval=retrieval,
             limits=limits,
+            parse=parse,
+            server=server,
             weaviate_url=get("WEAVIATE_URL", None),
             weaviate_grpc_url=get("WEAVIATE_GRPC_URL", None),
             weaviate_collection=get("WEAVIATE_COLLECTION", base.weaviate_collection),
             weaviate_timeout_s=get("WEAVIATE_TIMEOUT_S", base.weaviate_timeout_s, float),
             weaviate_hybrid_alpha=get("WEAVIATE_HYBRID_ALPHA", base.weaviate_hybrid_alpha, float),
             weaviate_search=get("WEAVIATE_SEARCH", base.weaviate_search),
-            llm_base_url=get("LLM_BASE_URL", None),
-            llm_model=get("LLM_MODEL", base.llm_model),
+            # One secret on a Space: HF_TOKEN alone selects Hugging Face's OpenAI-compatible
+            # inference router and its default instruct model.
+            llm_base_url=get("LLM_BASE_URL", None) or (get("HF_ROUTER_URL", HF_ROUTER_URL) if env.get("HF_TOKEN") else None),
+            llm_model=get("LLM_MODEL", HF_DEFAULT_MODEL if env.get("HF_TOKEN") and not env.get("LLM_BASE_URL") else base.llm_model),
             llm_timeout_s=get("LLM_TIMEOUT_S", base.llm_timeout_s, float),
+            llm_deadline_s=get("LLM_DEADLINE_S", base.llm_deadline_s, float),
+            llm_max_answer_chars=get("LLM_MAX_ANSWER_CHARS", base.llm_max_answer_chars, int),
             session_idle_minutes=get("SESSION_IDLE_MINUTES", base.session_idle_minutes, float),
             instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN") or env.get("INSTRUCTOR_TOKENS")),
             host=get("HOST", get("GRADIO_SERVER_NAME", "0.0.0.0" if on_space else base.host)),
@@ -180,6 +249,15 @@ class Settings:
             raise ConfigError(f"EMBEDDING_BACKEND must be 'torch', 'onnx' or 'onnx-int8', but got {self.embedding_backend!r}")
         if not 0 < self.port < 65536:
             raise ConfigError(f"PORT must be in 1..65535, but got {self.port}")
+        if self.parse.wall_s <= 0 or self.parse.cpu_s <= 0 or self.parse.memory_mb < 64 or self.parse.workers < 1:
+            raise ConfigError(
+                "PARSE_TIMEOUT_S and PARSE_CPU_S must be > 0, PARSE_MEMORY_MB >= 64 and PARSE_WORKERS >= 1, but got "
+                f"{self.parse.wall_s}, {self.parse.cpu_s}, {self.parse.memory_mb} and {self.parse.workers}"
+            )
+        if self.llm_deadline_s <= 0 or self.llm_max_answer_chars <= 0:
+            raise ConfigError(
+                f"LLM_DEADLINE_S and LLM_MAX_ANSWER_CHARS must be > 0, but got {self.llm_deadline_s} and {self.llm_max_answer_chars}"
+            )
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
 

@@ -66,15 +66,20 @@ def _segment_cjk(run: str) -> list[str]:
     return [w for w in _jieba().cut_for_search(run) if w.strip()]
 
 
-def word_tokens(text: str, drop_stopwords: bool = True) -> list[str]:
-    """Word tokens of `text` for BM25 and token overlap, in reading order."""
+def word_tokens(text: str, drop_stopwords: bool = True, whole_words: bool = False) -> list[str]:
+    """Word tokens of `text` for BM25 and token overlap, in reading order.
+
+    `whole_words` segments Chinese into whole words only ("期中考试", not also "期中",
+    "考试"): for counting what a question is about, where the parts would count one word
+    several times."""
     tokens: list[str] = []
     for match in _WORD.finditer(normalize(text)):
         piece = match.group(0)
         if _CJK_RUN.fullmatch(piece):
-            tokens.extend(_segment_cjk(piece))
+            tokens.extend(w for w in _jieba().cut(piece) if w.strip()) if whole_words else tokens.extend(_segment_cjk(piece))
         else:
-            tokens.append(piece)
+            # "Kruskal's" is Kruskal: the possessive would keep the name from matching.
+            tokens.append(piece[:-2] if piece.endswith(("'s", "’s")) else piece)
     if drop_stopwords:
         tokens = [t for t in tokens if t not in STOPWORDS]
     return tokens

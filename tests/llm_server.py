@@ -2,7 +2,9 @@
 
 It speaks the real wire format (POST /v1/chat/completions, JSON or server-sent events when
 stream=true), records every request it receives, and can be told to misbehave: HTTP 500,
-malformed JSON, a stream that stops halfway, or a reply slower than the client's timeout.
+malformed JSON, a stream that stops halfway, a reply slower than the client's timeout, a
+reply that trickles (one word, or one keep-alive comment, every `delay_s`: each read is
+quick, the answer never ends) or one far longer than asked for.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 @dataclass
 class FakeLLM:
-    mode: str = "ok"  # ok | error500 | malformed | truncated | slow | refuse
+    mode: str = "ok"  # ok | error500 | malformed | truncated | slow | refuse | trickle | keepalive | long
     delay_s: float = 5.0
+    trickle_limit: int = 400  # a trickle stops by itself after this many writes
+    disconnected: threading.Event = field(default_factory=threading.Event)  # a trickling client went away
     requests: list[dict] = field(default_factory=list)
     headers: list[dict] = field(default_factory=list)
     server: ThreadingHTTPServer | None = None
@@ -32,6 +36,8 @@ class FakeLLM:
         """A grounded-looking answer that cites the first source it was given."""
         if self.mode == "refuse":
             return "NOT_IN_MATERIALS"
+        if self.mode == "long":
+            return "According to the course materials [1], " + "the answer goes on and on. " * 800
         if "standalone search query" in body["messages"][0]["content"]:
             last = body["messages"][-1]["content"].rsplit("Last question:", 1)[-1].strip()
             return f"rewritten: {last} (late policy)"
@@ -84,6 +90,9 @@ def start_fake_llm(mode: str = "ok") -> FakeLLM:
                 self.wfile.write(b"data: {this is not json\n\n" if body.get("stream") else b"{not json")
                 return
             text = fake.reply_for(body)
+            if fake.mode in ("trickle", "keepalive"):
+                self._trickle(bool(body.get("stream")))
+                return
             if not body.get("stream"):
                 payload = {
                     "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "fake",
@@ -102,13 +111,36 @@ def start_fake_llm(mode: str = "ok") -> FakeLLM:
             words = text.split(" ")
             if fake.mode == "truncated":
                 words = words[: max(1, len(words) // 2)]
-            for i, word in enumerate(words):
-                self.wfile.write(_chunk(word if i == 0 else " " + word))
+            try:
+                for i, word in enumerate(words):
+                    self.wfile.write(_chunk(word if i == 0 else " " + word))
+                    self.wfile.flush()
+                if fake.mode != "truncated":
+                    self.wfile.write(_chunk(None, "stop"))
+                    self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
-            if fake.mode != "truncated":
-                self.wfile.write(_chunk(None, "stop"))
-                self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
+            except OSError:  # the client stopped reading (e.g. an answer over its length cap)
+                fake.disconnected.set()
+            self.close_connection = True
+
+        def _trickle(self, stream: bool) -> None:
+            """Quick writes that never make a whole answer, until the client hangs up."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+            self.end_headers()
+            wait = threading.Event()
+            try:
+                for i in range(fake.trickle_limit):
+                    if not stream:
+                        self.wfile.write(b" ")  # JSON allows leading whitespace, forever
+                    elif fake.mode == "keepalive":
+                        self.wfile.write(b": still thinking\n\n")
+                    else:
+                        self.wfile.write(_chunk("word" if i == 0 else " word"))
+                    self.wfile.flush()
+                    wait.wait(fake.delay_s)
+            except OSError:
+                fake.disconnected.set()
             self.close_connection = True
 
     class Server(ThreadingHTTPServer):

@@ -255,8 +255,11 @@ def test_citation_block_escapes_text_and_links_course_pdfs_at_the_page():
 def test_answer_text_keeps_code_but_not_raw_html():
     from courserag.ui import escape_markdown_html
 
+    # Rendered on the server and sanitized (courserag/ui/sanitize.py): code stays code, and
+    # a "<" is text everywhere, inside code too (issue 14, M2).
     assert escape_markdown_html("if a<b then `x<y` and\n```\nif (i<n) {}\n```") == (
-        "if a&lt;b then `x<y` and\n```\nif (i<n) {}\n```"
+        '<div class="cr-md"><p>if a&lt;b then <code>x&lt;y</code> and</p>&#10;'
+        "<pre><code>if (i&lt;n) {}&#10;</code></pre>&#10;</div>"
     )
 
 
@@ -276,6 +279,13 @@ def _chat_updates(app, question, scope="both", course="csc3100"):
     return list(app.ask(question, [], course, scope, None, "en", []))
 
 
+def visible(html_text: str) -> str:
+    """What the chat shows of a message: answers are sanitized HTML since issue 14 (M2)."""
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text.replace("&#10;", "\n"))).strip()
+
+
 def test_llm_answers_stream_into_the_chat_then_get_their_sources(study_app):
     class StreamingLLM:
         def stream(self, messages):
@@ -285,9 +295,8 @@ def test_llm_answers_stream_into_the_chat_then_get_their_sources(study_app):
     updates = _chat_updates(study_app, LATE_POLICY)
     texts = [message_text(update[0][-1]) if isinstance(update[0][-1]["content"], list) else update[0][-1]["content"] for update in updates]
     assert texts[0] == "*Searching the materials …*"
-    assert texts[1:4] == ["The late ", "The late policy costs ", "The late policy costs 10% per day [1]."]
-    shown = re.sub(r"<[^>]+>", "", texts[-1])  # the [1] marker is a button now: compare the words
-    assert shown.startswith("The late policy costs 10% per day [1].") and 'class="cr-sources"' in texts[-1]
+    assert [visible(text) for text in texts[1:4]] == ["The late", "The late policy costs", "The late policy costs 10% per day [1]."]
+    assert visible(texts[-1]).startswith("The late policy costs 10% per day [1].") and 'class="cr-sources"' in texts[-1]
     assert updates[-1][3]["mode"] == "llm" and updates[-1][3]["citations"]
 
 
@@ -302,7 +311,7 @@ def test_warnings_are_shown_with_the_answer(study_app):
     study_app.engine.answerer = BrokenLLM()
     final = _chat_updates(study_app, LATE_POLICY)[-1]
     shown = final[0][-1]["content"]
-    assert "> ⚠️ **Note:** the language model at http://llm.invalid failed" in shown
+    assert "<blockquote>" in shown and "⚠️ Note: the language model at http://llm.invalid failed" in visible(shown)
     assert "From the materials" in shown and 'class="cr-sources"' in shown
 
     class DownStore:
@@ -318,7 +327,7 @@ def test_warnings_are_shown_with_the_answer(study_app):
     study_app.forget_index_status("csc3100")
     assert "cannot be reached" in study_app.course_card("csc3100", "en")
     final = _chat_updates(study_app, LATE_POLICY)[-1]
-    assert "⚠️ **Note:** The course knowledge base (weaviate) is unavailable" in final[0][-1]["content"]
+    assert "⚠️ Note: The course knowledge base (weaviate) is unavailable" in visible(final[0][-1]["content"])
     assert final[3]["refused"] is True
 
 

@@ -82,3 +82,18 @@ def test_unreadable_upload(sample_data, tmp_path):
     bad.write_bytes(b"not a pdf at all")
     proc = run(["ask", "--course", "csc3100", "--upload", str(bad), "--json", "hi"], sample_data)
     assert proc.returncode != 0 and "scan.pdf" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_follow_up_is_asked_with_its_history_from_a_file_and_in_a_batch(sample_data, tmp_path):
+    history = [{"role": "user", "content": "When is the midterm exam?"},
+               {"role": "assistant", "content": "The midterm is on Tuesday 2026-10-20."}]
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(history), encoding="utf-8")
+    proc = run(["ask", "--course", "csc3100", "--history", str(path), "--json", "Which room is it in?"], sample_data)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert "midterm" in result["query"].lower() and "LH-1" in result["answer"]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(json.dumps({"question": "Which room is it in?", "course": "csc3100", "history": history}), encoding="utf-8")
+    proc = run(["ask", "--batch", str(batch), "--json"], sample_data)
+    assert proc.returncode == 0, proc.stderr and "LH-1" in json.loads(proc.stdout.splitlines()[0])["answer"]

@@ -512,6 +512,8 @@ def _disk_hook(event: str, args: tuple) -> None:
         return
     if event == "open" and args:
         path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        if isinstance(path, int):
+            return  # a descriptor already open (a pipe to the parser's worker), not a file written to disk
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
             mode is None and isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         )

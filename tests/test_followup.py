@@ -23,7 +23,15 @@ def test_looks_like_followup(question, expected):
         ("what about week 5?", ["What topics are covered in week 3?"], "what about week 5? topics covered"),
         ("What is the grading breakdown?", ["What is the late policy?"], "What is the grading breakdown?"),
         ("what about week 5?", [], "what about week 5?"),
-        ("那 ECE 专业呢？", ["计算机科学专业的学生什么时候修这门课？"], "那 ECE 专业呢？ 计算 算机 科学 计算机 计算机科学 学生 时候 修 这门 课"),
+        # "那X呢": X takes the place of the word of the same kind in the previous question.
+        ("那 ECE 专业呢？", ["计算机科学专业的学生什么时候修这门课？"], "ECE 专业的学生什么时候修这门课？"),
+        ("那期末考试呢？", ["期中考试可以带什么进考场？"], "期末考试可以带什么进考场？"),
+        ("And Dr. Okoye's?", ["What are Dr. Marsh's office hours?"], "What are Dr. Okoye's office hours?"),
+        ("And HW4?", [{"role": "user", "content": "When was HW3 released?"}], "When was HW4 released?"),
+        ("Is it stable?", ["What does quicksort do?"], "Is it stable? quicksort"),
+        ("and the second one?", [{"role": "user", "content": "Which two heuristics?"},
+                                 {"role": "assistant", "content": "- Union by rank [1]\n- Path compression [1]"}],
+         "and the second one? Path compression"),
     ],
 )
 def test_rewrite_followup(question, history, expected):

@@ -30,6 +30,7 @@ import pytest
 
 from courserag.answering import SYSTEM_PROMPT, ChatAnswerer
 from courserag.engine import RagEngine
+from courserag.textnorm import is_chinese
 from tests.llm_server import start_fake_llm
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +158,8 @@ def assert_prompt_is_well_formed(body: dict, question: str) -> int:
     outside = BLOCK.sub("", user)
     expected = (
         "Sources:\n" + "\n\n" * (len(blocks) - 1) + f"\n\nQuestion: {question}\n\n"
-        "Answer from the sources only, citing them as [n]."
+        f"Answer in {'Chinese' if is_chinese(question) else 'English'} from the sources only, citing them "
+        "as [n] (quote a source in its own language when that is clearer)."
     )
     assert outside == expected, outside
     assert [int(b[0]) for b in blocks] == list(range(1, len(blocks) + 1))

@@ -25,6 +25,7 @@ from courserag.courses import Course, CourseDirectory
 from courserag.embedders import Embedder
 from courserag.records import Chunk, Section
 from courserag.settings import Settings
+from courserag.textnorm import is_chinese
 from courserag.stores.local import LocalCourseStore
 
 GLOBAL_COURSE = "all"
@@ -73,8 +74,15 @@ def ingest(
     return len(all_texts)
 
 
-def build_directory(course_ids: Iterable[str], docs: Path) -> CourseDirectory:
-    """An in-memory course directory for the engine (docs is never read during retrieval)."""
+def build_directory(course_ids: Iterable[str], docs: Path, language: str = "en") -> CourseDirectory:
+    """An in-memory course directory for the engine (docs is never read during retrieval).
+    `language` is the passages' language, as course_directory.yaml would say it."""
     return CourseDirectory(
-        tuple(Course(cid, cid, "evaluation course", "en", Path(docs)) for cid in OrderedDict.fromkeys(course_ids))
+        tuple(Course(cid, cid, "evaluation course", language, Path(docs)) for cid in OrderedDict.fromkeys(course_ids))
     )
+
+
+def corpus_language(eval_set: EvalSet) -> str:
+    """"zh" when most passages are Chinese, else "en"."""
+    chinese = sum(is_chinese(p.text) for p in eval_set.passages)
+    return "zh" if chinese * 2 > len(eval_set.passages) else "en"

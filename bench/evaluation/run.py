@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bench.evaluation.ingest import GLOBAL_COURSE, build_directory, course_id_for, ingest
+from bench.evaluation.ingest import GLOBAL_COURSE, build_directory, corpus_language, course_id_for, ingest
 from bench.evaluation.load import EvalSet, load_set
 from bench.evaluation.report import Report
 from bench.evaluation.score import SystemResult, percentile, refusal_rates
@@ -134,7 +134,7 @@ def evaluate(
         timings.update(_embed_questions(eval_set, inner, cached, base))
 
         course_ids = list(per_title.values()) + ([GLOBAL_COURSE] if scope == "global" else [])
-        directory = build_directory(course_ids, workdir)
+        directory = build_directory(course_ids, workdir, corpus_language(eval_set))
         engine_settings = replace(base, data_dir=workdir, retrieval=replace(base.retrieval, fusion=fusion))
         ranker = load_ranker(ranking_module, engine_settings.retrieval)
         products = [

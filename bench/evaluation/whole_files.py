@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -47,7 +47,7 @@ class WholeFileResult:
 
 
 def run(set_dir: Path, limit: int | None = None, titles: int | None = None, settings=None) -> WholeFileResult:
-    from bench.evaluation.ingest import build_directory
+    from bench.evaluation.ingest import build_directory, corpus_language
     from bench.evaluation.load import load_set
     from courserag.embedders import CachingEmbedder, get_embedder
     from courserag.engine import RagEngine
@@ -62,7 +62,7 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
     workdir = Path(tempfile.mkdtemp(prefix="courserag-whole-"))
     try:
         store = LocalCourseStore(workdir / "index", cached.dim, base.embedding_model)
-        config = IngestConfig.of(base, cached)
+        config = replace(IngestConfig.of(base, cached), budget=None)  # our own text: parsed in this process
         chunks = 0
         for title in eval_set.titles:
             text = "\n\n".join(p.text for p in eval_set.passages if p.title == title)
@@ -72,7 +72,7 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
             store.replace_file(GLOBAL, name, hashlib.sha256(text.encode("utf-8")).hexdigest(), ingested.chunks, vectors)
             chunks += len(ingested.chunks)
         file_of = {t: hashlib.sha1(t.encode("utf-8")).hexdigest()[:12] + ".txt" for t in eval_set.titles}
-        engine = RagEngine(base, build_directory([GLOBAL], workdir), store, cached)
+        engine = RagEngine(base, build_directory([GLOBAL], workdir, corpus_language(eval_set)), store, cached)
         found = right = 0
         tokens = 0
         asked = [q for q in eval_set.questions if q.answers]

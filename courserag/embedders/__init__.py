@@ -26,8 +26,10 @@ __all__ = [
 ]
 
 
-# Weights of the bundled models inside an ensemble ("a+b"); others count 0.5 (see ensemble.py).
+# Weights of the bundled models inside an ensemble ("a+b"); others count 0.5 (see ensemble.py):
+# across languages, and within one language (where USE only blurs e5's ranking).
 ENSEMBLE_WEIGHTS = {"multilingual-e5-small": 0.7, "use-multilingual-v3": 0.3}
+IN_LANGUAGE_WEIGHTS = {"multilingual-e5-small": 1.0, "use-multilingual-v3": 0.0}
 
 
 def _model(name: str, backend: str, cache_dir: str | None, threads: int) -> Embedder:
@@ -67,7 +69,9 @@ def get_embedder(model_name: str, backend: str = "torch", cache_dir: str | None 
     if threads > 0:
         set_cpu_threads(threads, torch_too=not torch_free)
     models = [_model(name, backend, cache_dir, threads) for name in names]
+    keys = [n.lower().split("/")[-1] for n in names]
     model = models[0] if len(models) == 1 else EnsembleEmbedder(
-        [(m, ENSEMBLE_WEIGHTS.get(n.lower().split("/")[-1], 0.5)) for m, n in zip(models, names)]
+        [(m, ENSEMBLE_WEIGHTS.get(k, 0.5)) for m, k in zip(models, keys)],
+        [IN_LANGUAGE_WEIGHTS.get(k, 0.5) for k in keys],
     )
     return CachingEmbedder(model, max_entries=QUERY_CACHE_SIZE, cache_passages=False)

@@ -64,3 +64,14 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """One question's vector."""
         return self.embed_queries([text])[0]
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        """Vectors for single words, to match a word with its translation; None when this
+        model is not good at words alone (an ensemble with USE is: ensemble.py)."""
+        return None
+
+    def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
+        """The question's vector for searching in the same language or across languages.
+
+        The same for a single model; an ensemble weighs its parts differently (ensemble.py)."""
+        return vector

@@ -79,6 +79,12 @@ class CachingEmbedder(Embedder):
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
+        return self.inner.query_for(vector, across_languages)
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        return self.inner.word_vectors(words)
+
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
         return self.inner.truncate_to_tokens(text, max_tokens)
 

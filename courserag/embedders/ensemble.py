@@ -20,10 +20,20 @@ import numpy as np
 from courserag.embedders.base import Embedder, l2_normalize
 
 
-class EnsembleEmbedder(Embedder):
-    """Weighted concatenation of two (or more) embedders' normalised vectors."""
+WORD_CACHE = 50_000  # word vectors kept (a course's vocabulary)
 
-    def __init__(self, parts: Sequence[tuple[Embedder, float]]):
+
+class EnsembleEmbedder(Embedder):
+    """Weighted concatenation of two (or more) embedders' normalised vectors.
+
+    Passages are stored once, with the ensemble weights; a question can weigh the parts
+    differently by scaling its own blocks (`query_for`): block i of the question scaled by
+    v_i / w_i makes the inner product sum(v_i * cos_i). Measured: within one language
+    multilingual-e5-small alone ranks best (SQuAD R@1 0.740 dense against 0.658 for the
+    0.7/0.3 ensemble; CMRC 0.947 against 0.882), across languages the ensemble does.
+    """
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]], in_language: Sequence[float] | None = None):
         if len(parts) < 2:
             raise ValueError(f"an ensemble needs at least two models, but got {len(parts)}")
         total = sum(weight for _, weight in parts)
@@ -32,6 +42,31 @@ class EnsembleEmbedder(Embedder):
         self.parts = [(model, weight / total) for model, weight in parts]
         self.name = "+".join(model.name for model, _ in parts)
         self.dim = sum(model.dim for model, _ in parts)
+        weights = list(in_language) if in_language is not None else [w for _, w in self.parts]
+        if len(weights) != len(parts) or sum(weights) <= 0 or any(w < 0 for w in weights):
+            raise ValueError(f"in-language weights must be one per part, >= 0, not all 0, but got {weights}")
+        self.in_language = [w / sum(weights) for w in weights]
+        self._words: dict[str, np.ndarray] = {}  # word -> vector, oldest first
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        """Words go to the part that reads single words well (USE multilingual v3 matches
+        期末/final, 学习率/learning rate; e5 maps most exam words to "midterm"), cached."""
+        part = next((model for model, _ in self.parts if model.name.startswith("use-")), None)
+        if part is None:
+            return None
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            for word, vector in zip(missing, part.embed_batch(missing, 64)):
+                if len(self._words) >= WORD_CACHE:
+                    self._words.pop(next(iter(self._words)))
+                self._words[word] = vector
+        return np.stack([self._words[w] for w in words])
+
+    def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
+        if across_languages:
+            return vector
+        scales = [np.full(model.dim, wanted / weight, dtype=np.float32) for (model, weight), wanted in zip(self.parts, self.in_language)]
+        return np.asarray(vector, dtype=np.float32) * np.concatenate(scales)
 
     @property
     def window_tokens(self) -> int:  # type: ignore[override]

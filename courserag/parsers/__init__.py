@@ -37,7 +37,9 @@ from courserag.parsers.text import Extracted, parse_py, parse_txt
 from courserag.records import Section
 from courserag.settings import Limits
 
-__all__ = ["ParsedDocument", "SUPPORTED_EXTENSIONS", "UNIT_OF_DOC_TYPE", "parse_bytes", "parse_file", "safe_display_name"]
+__all__ = [
+    "ParsedDocument", "SUPPORTED_EXTENSIONS", "UNIT_OF_DOC_TYPE", "check_type", "parse_bytes", "parse_file", "safe_display_name",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +131,11 @@ def parse_bytes(data: bytes, display_name: str, limits: Limits = Limits()) -> Pa
     fmt = _format_of(name, ext)
     check_size(name, len(data), limits)
     return _parse_checked(bytes(data), name, ext, fmt, limits)
+
+
+def check_type(name: str) -> str:
+    """The document type of a file called `name`; UnsupportedFileError for one we do not read."""
+    return _format_of(name, _extension(name)).doc_type
 
 
 def _extension(name: str) -> str:

@@ -5,15 +5,32 @@ empty nor over the size limit (`check_size`), its magic bytes agree with its ext
 (`check_magic`), and, for .docx/.pptx, the zip container is not a bomb and carries no
 DTD/entity declarations (`check_ooxml`). Each refusal is an `IngestError` with a message
 code of courserag/messages.py, so the learner is told in their own language.
+
+Size alone does not bound a parser's work: an 18 KB DOCX can hold two million paragraphs.
+So the structure that costs work is counted first, cheaply, on the raw bytes: XML elements,
+paragraphs and styles of a DOCX, shapes of a PPTX (`check_ooxml`), the decoded drawing
+instructions of a PDF's pages with a shared stream counted once per page (`check_pdf_content`),
+the cells and JSON values of a notebook (`check_notebook`). Whatever slips past these is
+stopped by the worker's budget (courserag/parsers/sandbox.py).
 """
 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
+import zlib
+from collections import Counter
 from typing import NoReturn
 
-from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError, UnsupportedFileError
+from courserag.errors import (
+    CorruptFileError,
+    EmptyFileError,
+    EncryptedFileError,
+    FileTooLargeError,
+    TooComplexError,
+    UnsupportedFileError,
+)
 from courserag.messages import Notice
 from courserag.settings import Limits
 
@@ -171,19 +188,164 @@ def check_ooxml(data: bytes, name: str, doc_type: str, limits: Limits) -> None:
         names = {info.filename for info in infos}
         if "[Content_Types].xml" not in names or not any(n.startswith(_OOXML[doc_type]) for n in names):
             raise _mismatch(name, f".{doc_type}", data, doc_type, _KIND[doc_type])
+        counts: Counter[str] = Counter()
         for info in infos:
             if info.flag_bits & 0x1:
                 raise EncryptedFileError(name, "file_locked")
             if not info.is_dir() and not info.filename.lower().endswith(_MEDIA_SUFFIXES):
-                _reject_dtd(archive, info, name)
+                _scan_part(archive, info, name, doc_type, limits, counts)
 
 
-def _reject_dtd(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> None:
-    """Office never writes DTDs; a DOCTYPE or ENTITY declaration means an entity bomb or XXE."""
-    tail = b""
+# Start tags by local name, whatever the namespace prefix (XML lets a file rename "w:" freely).
+_START_TAG = re.compile(rb"<[A-Za-z_]")
+_PARAGRAPH = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?p[\s/>]")
+_STYLE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?style[\s/>]")
+_SHAPE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(?:sp|grpSp|graphicFrame|pic|cxnSp|contentPart)[\s/>]")
+
+
+def _scan_part(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, doc_type: str, limits: Limits, counts: Counter
+) -> None:
+    """Stream one XML part once: refuse DTDs (entity bombs, XXE), and count the structure
+    python-docx/python-pptx would spend work on, before they build a tree of it."""
+    part = info.filename.lower()
+    elements = 0
+    carry = b""
     with archive.open(info) as member:
-        while chunk := member.read(MB):
-            window = (tail + chunk).lower()
-            if any(marker in window for marker in _DTD_MARKERS):
+        while True:
+            chunk = member.read(MB)
+            window = carry + chunk
+            # Cut before the last "<" so that no tag is split between two windows.
+            cut = window.rfind(b"<", max(0, len(window) - 256)) if chunk else len(window)
+            body, carry = (window[:cut], window[cut:]) if cut > 0 else (window, b"")
+            lowered = body.lower()
+            if any(marker in lowered for marker in _DTD_MARKERS):
                 raise CorruptFileError(name, "xml_declarations")
-            tail = window[-20:]
+            text = body.replace(b"\x00", b"")  # UTF-16 parts count like UTF-8 ones
+            elements += len(_START_TAG.findall(text))
+            if elements > limits.max_xml_elements:
+                raise TooComplexError(name, "complex_xml", limit=limits.max_xml_elements)
+            if doc_type == "docx":
+                counts["paragraphs"] += len(_PARAGRAPH.findall(text))
+                if "styles" in part:
+                    counts["styles"] += len(_STYLE.findall(text))
+            elif part.startswith("ppt/slides/"):
+                counts["shapes"] += len(_SHAPE.findall(text))
+            _check_counts(name, counts, limits)
+            if not chunk:
+                return
+
+
+def _check_counts(name: str, counts: Counter, limits: Limits) -> None:
+    if counts["paragraphs"] > limits.max_docx_paragraphs:
+        raise TooComplexError(name, "complex_paragraphs", count=counts["paragraphs"], limit=limits.max_docx_paragraphs)
+    if counts["styles"] > limits.max_office_styles:
+        raise TooComplexError(name, "complex_styles", count=counts["styles"], limit=limits.max_office_styles)
+    if counts["shapes"] > limits.max_pptx_shapes:
+        raise TooComplexError(name, "complex_shapes", count=counts["shapes"], limit=limits.max_pptx_shapes)
+
+
+# --------------------------------------------------------------------------- PDF drawing instructions
+
+
+def check_pdf_content(reader, name: str, limits: Limits) -> None:
+    """Refuse a PDF whose pages hold more decoded drawing instructions than the limit.
+
+    Each page's content streams and form XObjects are counted as that page will interpret
+    them: a stream shared by 2,000 pages counts 2,000 times (an 8 KB file of 20 pages
+    sharing one compressed stream cost 106 s). Flate streams are measured by inflating
+    them in pieces up to the limit, never whole.
+    """
+    budget = int(limits.max_pdf_content_mb * MB)
+    sizes: dict[object, int] = {}
+    total = 0
+    for page in reader.pages:
+        for key, stream in _page_streams(page):
+            if key not in sizes:
+                sizes[key] = _decoded_size(stream, budget - total + 1)
+            total += sizes[key]
+            if total > budget:
+                raise TooComplexError(name, "complex_pdf_content", limit_mb=limits.max_pdf_content_mb)
+
+
+def _page_streams(page, max_depth: int = 5):
+    """(identity, stream) of a page's content streams and of the form XObjects it can draw."""
+    seen: set = set()
+
+    def resolve(value):
+        key = (value.idnum, value.generation) if hasattr(value, "idnum") else None
+        return key, value.get_object()
+
+    def visit(value, depth: int):
+        key, obj = resolve(value)
+        if isinstance(obj, list):
+            for item in obj:
+                yield from visit(item, depth)
+            return
+        if not hasattr(obj, "get_data"):
+            return
+        key = key or id(obj)
+        if key in seen:
+            return
+        seen.add(key)
+        yield key, obj
+        if depth < max_depth:
+            yield from forms(obj.get("/Resources"), depth + 1)
+
+    def forms(resources, depth: int):
+        try:
+            xobjects = resources.get_object().get("/XObject") if resources is not None else None
+            values = list(xobjects.get_object().values()) if xobjects is not None else []
+        except Exception:  # noqa: BLE001 - a broken resource dictionary is the parser's problem
+            return
+        for value in values:
+            try:
+                if value.get_object().get("/Subtype") == "/Form":
+                    yield from visit(value, depth)
+            except Exception:  # noqa: BLE001
+                continue
+
+    try:
+        contents = page.get("/Contents")
+        if contents is not None:
+            yield from visit(contents, 0)
+        yield from forms(page.get("/Resources"), 1)
+    except Exception:  # noqa: BLE001 - counting never decides that a file is damaged
+        return
+
+
+def _decoded_size(stream, cap: int) -> int:
+    """The stream's decoded length, or anything over `cap` once it is known to exceed it."""
+    try:
+        filters = stream.get("/Filter")
+        names = [str(f) for f in filters] if isinstance(filters, list) else ([str(filters)] if filters else [])
+        raw = stream._data  # the encoded bytes as stored
+        if not names:
+            return len(raw)
+        if names == ["/FlateDecode"]:
+            inflater = zlib.decompressobj()
+            size = 0
+            for start in range(0, len(raw), 64 * 1024):
+                size += len(inflater.decompress(raw[start : start + 64 * 1024], cap - size + 1))
+                while inflater.unconsumed_tail and size <= cap:
+                    size += len(inflater.decompress(inflater.unconsumed_tail, cap - size + 1))
+                if size > cap:
+                    return size
+            return size
+        return len(stream.get_data())
+    except Exception:  # noqa: BLE001 - undecodable: the page will be reported unreadable
+        return 0
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def check_notebook(data: bytes, name: str, limits: Limits) -> None:
+    """Count a notebook's cells and JSON values on its bytes, before `json` builds an object
+    for each (a 20 MB notebook of one-line cells peaked at 570 MB)."""
+    cells = data.count(b'"cell_type"')
+    if cells > limits.max_notebook_cells:
+        raise TooComplexError(name, "complex_cells", count=cells, limit=limits.max_notebook_cells)
+    values = data.count(b",") + data.count(b"[") + data.count(b"{")
+    if values > limits.max_notebook_values:
+        raise TooComplexError(name, "complex_json", limit=limits.max_notebook_values)

@@ -11,6 +11,7 @@ import json
 import re
 
 from courserag.errors import CorruptFileError, EmptyFileError
+from courserag.parsers.guard import check_notebook
 from courserag.parsers.markdown import markdown_headings
 from courserag.parsers.text import Extracted, TextBudget, clean, decode_text, heading_path, numbered, path_text, squash, truncation_warning
 from courserag.records import Section
@@ -89,6 +90,7 @@ def _notebook_cells(text: str, name: str) -> list:
 
 
 def parse_notebook(data: bytes, name: str, limits: Limits) -> Extracted:
+    check_notebook(data, name, limits)
     text, note = decode_text(data, name)
     cells = _notebook_cells(text, name)
     warnings = [note] if note else []

@@ -59,12 +59,32 @@ def _count(element, tag: str) -> int:
 _HEADING_STYLE = re.compile(r"(?:heading|标题)\s*([1-9])", re.IGNORECASE)  # WPS names them "标题 1"
 
 
-def _docx_heading_level(paragraph) -> int | None:
+def _style_names(document) -> dict[str | None, str]:
+    """Paragraph style id -> its name (None -> the default paragraph style's), read once.
+
+    python-docx's `paragraph.style` finds a style by scanning every style of the document, so
+    asking each paragraph costs styles x paragraphs (20,000 styles x 1,000 paragraphs: 58 s).
+    """
+    from docx.enum.style import WD_STYLE_TYPE
+
+    names: dict[str | None, str] = {}
     try:
-        style_name = (paragraph.style.name or "").strip()
+        for style in document.styles:
+            if style.type == WD_STYLE_TYPE.PARAGRAPH and style.style_id not in names:
+                names[style.style_id] = (style.name or "").strip()
+        default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
+        names[None] = (default.name or "").strip() if default is not None else ""
+    except Exception:  # noqa: BLE001 - broken styles: no paragraph is a heading
+        return {}
+    return names
+
+
+def _docx_heading_level(paragraph, style_names: dict[str | None, str]) -> int | None:
+    try:
+        style_id = paragraph._p.style
     except Exception:  # noqa: BLE001 - a broken style reference is just not a heading
         return None
-    match = _HEADING_STYLE.fullmatch(style_name)
+    match = _HEADING_STYLE.fullmatch(style_names.get(style_id, style_names.get(None, "")))
     return int(match.group(1)) if match else None
 
 
@@ -87,13 +107,14 @@ def _docx_blocks(document) -> Iterator[tuple[int | None, str]]:
     """(heading level or None, text) for each non-empty paragraph and table, in order."""
     from docx.table import Table
 
+    style_names = _style_names(document)
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             text = _docx_table_text(item)
             level = None
         else:
             text = squash(item.text)
-            level = _docx_heading_level(item) if text else None
+            level = _docx_heading_level(item, style_names) if text else None
         if text:
             yield level, text
 

@@ -16,6 +16,7 @@ import re
 from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError
 from courserag.messages import Notice
 from courserag.parsers.cleanup import clean_pages
+from courserag.parsers.guard import check_pdf_content
 from courserag.parsers.text import Extracted, TextBudget, clean, numbered, truncation_warning
 from courserag.records import Section
 from courserag.settings import Limits
@@ -92,6 +93,7 @@ def _open(data: bytes, name: str, limits: Limits):
         raise FileTooLargeError(name, "pdf_too_many_pages", pages=page_count, limit=limits.max_pages)
     if page_count == 0:
         raise EmptyFileError(name, "pdf_no_pages")
+    check_pdf_content(reader, name, limits)
     return reader, page_count
 
 

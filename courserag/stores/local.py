@@ -109,7 +109,10 @@ class LocalCourseStore:
         except FileNotFoundError:
             return {"files": {}}
         except (OSError, ValueError) as exc:
-            raise StoreUnavailableError(f"the course index at {path} cannot be read: {exc}") from exc
+            # Learners see this sentence (a warning under answers, the course card): it names
+            # the course, not where the server keeps its files; the log has the path.
+            log.warning("the course index at %s cannot be read: %s", path, exc)
+            raise StoreUnavailableError(f"the course index of {course_id} cannot be read ({type(exc).__name__})") from exc
 
     def _write_manifest(self, course_id: str, manifest: dict) -> None:
         manifest = dict(manifest, embedding_model=self.model, dim=self.dim)

@@ -29,7 +29,6 @@ from courserag.ui.instructor_tab import InstructorTab
 from courserag.ui.labels import Labels
 from courserag.ui.layout import build_study_tab
 from courserag.ui.render import course_file_url, escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
-from courserag.ui.sessions import valid_sid
 from courserag.ui.study import StudyApp
 from courserag.ui.texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.theme import launch_options
@@ -61,7 +60,8 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
     if docs:
         gr.set_static_paths(docs)
     labels = Labels("en")
-    with gr.Blocks(title=t("en", "title"), delete_cache=(1800, 3600)) as demo:
+    ttl = settings.server.upload_tmp_ttl_s  # uploads are deleted once read; this sweeps the rest
+    with gr.Blocks(title=t("en", "title"), delete_cache=(max(ttl // 2, 60), ttl)) as demo:
         sid = gr.State(None, delete_callback=app.sessions.release_sid)
         with gr.Row(equal_height=True, elem_id="cr-top"):
             labels.add(gr.Markdown, elem_classes=["cr-header"], min_width=280, text={"value": _header})
@@ -79,9 +79,9 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
         ).then(None, [lang], None, js=_SET_LANG_JS)
         demo.unload(app.on_unload)
 
-        def relabel(lang_value, course_id, sid_value):
+        def relabel(lang_value, course_id, sid_value, request: gr.Request = None):
             lg = normalize_lang(lang_value)
-            sid_ok = valid_sid(sid_value)
+            sid_ok = app.sessions.sid_for(request, sid_value)
             return (*labels.updates(lg), app.course_card(course_id, lg), "", app.notes_html(sid_ok, lg),
                     app.remove_choices(sid_ok, lg))
 

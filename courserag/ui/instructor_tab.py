@@ -19,10 +19,11 @@ from typing import Callable, Iterator
 import gradio as gr
 
 from courserag.errors import CourseRagError
-from courserag.instructor import InstructorTools, check_token, token_courses
+from courserag.instructor import THROTTLE, InstructorTools, check_token, token_courses
 from courserag.messages import Notice
 from courserag.settings import Settings
 from courserag.ui import instructor_views as views
+from courserag.ui.server import client_address
 from courserag.ui.labels import Labels
 from courserag.ui.locators import say_locator
 from courserag.ui.texts import normalize_lang, t
@@ -43,11 +44,15 @@ class InstructorTab:
 
     # -- the lock -------------------------------------------------------------------------
 
-    def _locked(self, token, course_id, lang: str) -> str | None:
-        """None when `token` may act on `course_id`, else what to say."""
-        state = check_token(token, course_id)
+    def _locked(self, token, course_id, lang: str, request=None) -> str | None:
+        """None when `token` may act on `course_id`, else what to say. Wrong tokens are
+        counted per client (see instructor.TokenThrottle)."""
+        client = client_address(request)
+        state = check_token(token, course_id, client)
         if state == "ok":
             return None
+        if state == "throttled":
+            return Notice("instructor_throttled", {"seconds": int(THROTTLE.retry_after(client)) + 1}).text(lang)
         if state == "wrong" and token_courses(token, [c.id for c in self.engine.courses]):
             return t(lang, "instr_wrong_course")
         return t(lang, _LOCK_MESSAGE[state])
@@ -75,14 +80,14 @@ class InstructorTab:
         return ("", views.files_table([], lang), views.cited_table([], lang), views.gaps_table([], lang),
                 gr.update(choices=[], value=[]), gr.update(choices=[], value=None))
 
-    def unlock(self, token, course_id, lang):
+    def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
         examples, gap picker, file picker."""
         lang = normalize_lang(lang)
         allowed = self._allowed(token)
         if allowed and course_id not in allowed:
             course_id = allowed[0]  # a course's own token opens on that course
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
             return (message, gr.update(visible=False), stats, files, cited, gaps, gr.skip(), "", "", "", gap_pick, file_pick)
@@ -155,23 +160,23 @@ class InstructorTab:
             lines = "\n\n".join(html.escape(n.text(lang)) for n in notes)
             yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), "\n\n".join(p for p in (lines, text) if p))
 
-    def build(self, token, course_id, rebuild, lang):
+    def build(self, token, course_id, rebuild, lang, request: gr.Request = None):
         """Update (or, with `rebuild`, redo) the course's index. Outputs: see _build_outputs."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             yield self._locked_build(message, lang)
             return
         yield from self._building(course_id, lang, lambda progress: self.tools.build(course_id, bool(rebuild), progress))
 
-    def rebuild(self, token, course_id, lang):
+    def rebuild(self, token, course_id, lang, request: gr.Request = None):
         """The confirmed "rebuild from scratch"."""
-        yield from self.build(token, course_id, True, lang)
+        yield from self.build(token, course_id, True, lang, request)
 
-    def ask_rebuild(self, token, course_id, lang):
+    def ask_rebuild(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: confirm box, its question."""
         lang = normalize_lang(lang)
-        if self._locked(token, course_id, lang):
+        if self._locked(token, course_id, lang, request):
             return gr.update(visible=False), ""
         course = self.engine.course(course_id)
         count = len(self.tools.files(course_id))
@@ -179,10 +184,10 @@ class InstructorTab:
 
     # -- course files ------------------------------------------------------------------
 
-    def add_files(self, token, course_id, files, lang):
+    def add_files(self, token, course_id, files, lang, request: gr.Request = None):
         """Store uploads in the course folder and index them. Outputs: see _build_outputs, + the file box."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             yield (*self._locked_build(message, lang), None)
             return
@@ -192,19 +197,19 @@ class InstructorTab:
             yield (*output, gr.skip())
         yield (*(gr.skip(),) * 11, None)
 
-    def ask_remove(self, token, course_id, name, lang):
+    def ask_remove(self, token, course_id, name, lang, request: gr.Request = None):
         """Outputs: remove-confirm box, its question."""
         lang = normalize_lang(lang)
-        if self._locked(token, course_id, lang):
+        if self._locked(token, course_id, lang, request):
             return gr.update(visible=False), ""
         if not name:
             return gr.update(visible=True), t(lang, "instr_nothing_picked")
         return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name))
 
-    def remove_file(self, token, course_id, name, lang):
+    def remove_file(self, token, course_id, name, lang, request: gr.Request = None):
         """Delete the picked file and drop it from the index. Outputs: see _build_outputs."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             yield self._locked_build(message, lang)
             return
@@ -217,10 +222,10 @@ class InstructorTab:
 
     # -- course details, gaps, batch -----------------------------------------------------
 
-    def save_details(self, token, course_id, name, description, examples, lang):
+    def save_details(self, token, course_id, name, description, examples, lang, request: gr.Request = None):
         """Outputs: status, details note, course picker."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             return message, "", gr.skip()
         try:
@@ -230,10 +235,10 @@ class InstructorTab:
         choices = [(c.name, c.id) for c in self.engine.courses if c.id in self._allowed(token)]
         return t(lang, "instr_unlocked"), t(lang, "instr_saved"), gr.update(choices=choices, value=course_id)
 
-    def resolve_gaps(self, token, course_id, keys, lang):
+    def resolve_gaps(self, token, course_id, keys, lang, request: gr.Request = None):
         """Outputs: status, note, gaps table, gap picker."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             return message, "", gr.skip(), gr.skip()
         for key in keys or []:
@@ -243,10 +248,10 @@ class InstructorTab:
         return (t(lang, "instr_unlocked"), note, views.gaps_table(groups, lang),
                 gr.update(choices=views.gap_choices(groups), value=[]))
 
-    def batch(self, token, course_id, questions, lang):
+    def batch(self, token, course_id, questions, lang, request: gr.Request = None):
         """Outputs: status, panel, results."""
         lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang)
+        message = self._locked(token, course_id, lang, request)
         if message:
             return message, gr.update(visible=False), views.batch_table([], lang)
         if not (questions or "").strip():

@@ -24,6 +24,9 @@ def stats_markdown(stats: IndexStats, lang: str) -> str:
     lines.append(f"**{html.escape(stats.course_id)}:** {counts}")
     if stats.error:
         lines.append(f"⚠️ {html.escape(stats.error)}")
+    if stats.damaged:  # left out of answers until the next build repairs them
+        names = html.escape(", ".join(stats.damaged))
+        lines.append(f"⚠️ {t(lang, 'instr_damaged', count=len(stats.damaged), names=names)}")
     if health.answer_mode == "llm":
         mode = t(lang, "instr_mode_llm", model=f"`{html.escape(health.llm_model)}`")
     else:

@@ -125,10 +125,11 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
     scope.input(*save, **private)
 
     # -- uploads --------------------------------------------------------------------------
+    # The engine's UploadGate decides whose upload is read when; the limit here only bounds threads.
     files.upload(app.upload_live, [files, sid, lang_state], [upload_log, notes, upload_names, files, sid],
-                 concurrency_limit=2, show_progress="hidden", **private).then(*save, **private)
+                 concurrency_limit=8, show_progress="hidden", **private).then(*save, **private)
     upload_button.click(app.upload, [files, sid, lang_state], [upload_log, notes, remove_names, files, sid],
-                        api_name="upload", concurrency_limit=2)
+                        api_name="upload", concurrency_limit=8)
     remove_btn.click(app.remove_upload, [remove_names, sid, lang_state], [upload_log, notes, remove_names], api_name="remove_upload")
     notes.click(app.remove_clicked, [sid, lang_state], [upload_log, notes, upload_names], **private).then(*save, **private)
     list_button.click(app.list_uploads, [sid], [list_json], api_name="list_uploads")

@@ -2,14 +2,14 @@
 
 The one wording of answers, citations, upload results, the notes table and the course card
 lives here (the words themselves in courserag/messages.py and courserag/ui/texts.py). Text
-from outside — answers quoting sources, file names, questions — is escaped here and nowhere
-else, and links in it are made inert: the only links in an answer are ours, to cited course
-files.
+from outside — answers quoting sources, file names, questions — is escaped here, links in it
+are made inert (the only links in an answer are ours, to cited course files), and every HTML
+block this module returns goes through the sanitizer of courserag/ui/sanitize.py.
 
 An answer's `[n]` markers become buttons; its sources are listed cited first, the others
 under a collapsed "also consulted". Each source carries its passage (hidden, cleaned, the
 sentences the answer drew on marked) for the source panel (client.js), which opens when a
-marker or a source is clicked. The markup uses classes only: the chat strips other attributes.
+marker or a source is clicked.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResul
 from courserag.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
 from courserag.ui.locators import line_range, page_of, say_locator
+from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
 from courserag.ui.sources import CODE_TYPES, highlight, paragraphs
 from courserag.ui.texts import t
 from courserag.upload_progress import PendingUpload
@@ -37,9 +38,8 @@ _LINKY = (("[", "&#91;"), ("]", "&#93;"), ("://", "&#58;//"), ("www.", "www&#46;
 
 
 def escape_markdown_html(text: str) -> str:
-    """Answer text may quote sources verbatim: make '<' literal outside code spans."""
-    parts = _CODE_SPANS.split(text)
-    return "".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
+    """Markdown from outside (an answer streaming in, an error) as one sanitized HTML block."""
+    return answer_html(text)
 
 
 def inert_links(text: str, marker=None) -> str:
@@ -59,11 +59,12 @@ def inert_links(text: str, marker=None) -> str:
     return "".join(out)
 
 
-def answer_text_html(text: str, lang: str) -> str:
-    """The answer's own words: escaped, links inert, and `[n]` as buttons that open source n."""
+def answer_text_html(markdown_text: str, lang: str) -> str:
+    """The answer's own words (Markdown, rendered and sanitized), links inert, and `[n]` as
+    buttons that open source n."""
     label = html.escape(t(lang, "open_passage"))
     return inert_links(
-        escape_markdown_html(text),
+        f'<div class="cr-md">{markdown_html(markdown_text)}</div>',
         lambda n: f'<button type="button" class="cr-ref" title="{label}">[{n}]</button>',
     )
 
@@ -148,7 +149,8 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
             + "".join(_source_entry(c, lang, docs_by_course, answer) for c in consulted)
             + "</details>"
         )
-    return f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>'
+    links = [url for c in citations if (url := course_link(docs_by_course, c))]
+    return clean_html(f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>', links)
 
 
 def refusal_hint(scope: str, lang: str) -> str:
@@ -174,17 +176,15 @@ def format_reply(
     """The assistant message: answer text, what to try or what was not searched yet, the
     notices (already in `lang`), then the sources block. `pending` are the learner's files
     that were still being indexed when the question was asked."""
-    parts = [answer_text_html(text.strip(), lang)]
+    parts = [text.strip()]
     if pending and scope in ("both", "notes"):
-        parts.append(f"> {inert_links(html.escape(pending_note(pending, lang)))}")
+        parts.append(f"> {pending_note(pending, lang)}")
     elif refused:
         parts.append(f"*{refusal_hint(scope, lang)}*")
     for notice in notices:
-        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {escape_markdown_html(notice)}")
-    block = render_citations(list(citations), lang, docs_by_course, text)
-    if block:
-        parts.append(block)
-    return "\n\n".join(parts)
+        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {notice}")
+    # One block: the chat's own Markdown renderer must not reinterpret anything in it.
+    return one_block(answer_text_html("\n\n".join(parts), lang) + render_citations(list(citations), lang, docs_by_course, text))
 
 
 def answer_citations(answer: Answer) -> list[dict]:
@@ -213,9 +213,9 @@ def render_upload_log(lines: Sequence[tuple[str, str]]) -> str:
     """Per-file results: (kind, text) with kind in ok / fail / info."""
     if not lines:
         return ""
-    return '<div class="cr-log">' + "".join(
+    return clean_html('<div class="cr-log">' + "".join(
         f'<div class="cr-{kind}">{html.escape(text)}</div>' for kind, text in lines
-    ) + "</div>"
+    ) + "</div>")
 
 
 def _pending_row(pending: PendingUpload, lang: str) -> str:
@@ -235,7 +235,7 @@ def render_notes(files: Sequence[UploadedFile], lang: str, pending: Sequence[Pen
     indexed with their progress (or a line saying there are none)."""
     ready = [f for f in files if f.name not in {p.name for p in pending}]
     if not ready and not pending:
-        return f'<div class="cr-empty">{html.escape(t(lang, "no_notes"))}</div>'
+        return clean_html(f'<div class="cr-empty">{html.escape(t(lang, "no_notes"))}</div>')
     keys = ("notes_col_file", "notes_col_read", "notes_col_passages", "notes_col_status")
     head = "<tr>" + "".join(f'<th scope="col">{html.escape(t(lang, key))}</th>' for key in keys) + "<td></td></tr>"
     rows = "".join(
@@ -247,7 +247,7 @@ def render_notes(files: Sequence[UploadedFile], lang: str, pending: Sequence[Pen
         for f in ready
     )
     rows += "".join(_pending_row(p, lang) for p in pending)
-    return f'<table class="cr-notes">{head}{rows}</table>'
+    return clean_html(f'<table class="cr-notes">{head}{rows}</table>')
 
 
 def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
@@ -264,7 +264,7 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
     else:
         hint = f'<div class="cr-hint">⚠️ {html.escape(t(lang, "index_unavailable", detail=status.detail))}</div>'
     hint = re.sub(r"`([^`]+)`", r"<code>\1</code>", hint)
-    return (
+    return clean_html(
         f'<div class="cr-course-name">{html.escape(course.name)}</div>'
         f'<div class="cr-desc">{html.escape(course.description)}</div>'
         f'<div class="cr-meta">{html.escape(meta)}</div>{hint}'

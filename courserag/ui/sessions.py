@@ -1,21 +1,28 @@
-"""Which browser tab owns which upload pool, so that closing the tab frees it.
+"""Which upload pool belongs to which browser tab, decided on the server.
 
-Each tab gets a random session id in a `gr.State`; the engine keys the tab's upload pool
-by it. Gradio tells us a tab closed (`demo.unload`) by its own session hash, so the map
-from hash to our ids lives here.
+The engine keys a tab's upload pool by a session id. That id is derived here from the
+session Gradio's own protocol carries with every event (`request.session_hash`), with a key
+that never leaves the server: it is not kept in Gradio's per-session state, so when that
+store evicts a session (it keeps 10,000 and drops the oldest; ~10,000 cheap requests with
+new session hashes pushed real learners out) the learner keeps their notes, and no pool is
+orphaned. Pools are released when the tab closes (`demo.unload`), when Gradio deletes the
+session's state, or by the engine's idle sweep; a request never creates a pool before an
+upload, and the engine caps how many exist.
 
 A reload (F5) is a new Gradio session that adopts the session of the page it replaces: the
 browser's storage keeps a reload key (never the id itself: the id does not leave the server,
-and knowing it gives nothing), which this index maps back to the id; binding it moves it to
-the new session. A closed session's ids are released RELOAD_GRACE_S
-after its unload, unless a reloaded page adopted them meanwhile (the old page's unload comes
-the moment it closes, before the new page has loaded); the deletion of the old session's state
-(an hour later) does not release an id a live page holds either.
+and knowing it gives nothing), which `adopt` maps back to the id; `bind` ties it to the new
+session hash. A closed tab's id is released RELOAD_GRACE_S after its unload, unless a
+reloaded page adopted it meanwhile (the old page's unload comes the moment it closes, before
+the new page has loaded).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+import secrets
 import threading
 import uuid
 from collections import OrderedDict
@@ -34,59 +41,47 @@ def valid_sid(sid: object) -> str | None:
 
 
 class SessionIndex:
-    """Browser session (Gradio's session_hash) -> our session ids, for release on unload.
+    """Gradio's session hash -> our session id: an HMAC under a key made per process, or the
+    id a reloaded page adopted."""
 
-    API clients have no heartbeat, so their entries are never unloaded: the map is capped
-    (oldest dropped; the engine's idle sweep still frees their pools).
-    """
-
-    MAX_ENTRIES = 10000
+    MAX_ENTRIES = 50000  # adopted sessions and reload keys kept (oldest forgotten first)
 
     def __init__(self, release, grace_s: float = RELOAD_GRACE_S):
         self._release = release  # engine.end_session
         self.grace_s = grace_s
-        self._keys: OrderedDict[str, str] = OrderedDict()  # reload key -> session id
-        self._key_of: dict[str, str] = {}
-        self._by_hash: OrderedDict[str, set[str]] = OrderedDict()
+        self._key = secrets.token_bytes(32)
+        self._bound: OrderedDict[str, str] = OrderedDict()  # session hash -> adopted session id
+        self._reload: OrderedDict[str, str] = OrderedDict()  # reload key -> session id
+        self._reload_of: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def bind(self, request, sid: str) -> None:
-        session_hash = getattr(request, "session_hash", None) if request is not None else None
-        if session_hash:
-            with self._lock:
-                for other, sids in list(self._by_hash.items()):
-                    if other != session_hash and sid in sids:
-                        sids.discard(sid)  # adopted by a reloaded page
-                        if not sids:
-                            del self._by_hash[other]
-                self._by_hash.setdefault(session_hash, set()).add(sid)
-                self._by_hash.move_to_end(session_hash)
-                while len(self._by_hash) > self.MAX_ENTRIES:
-                    self._by_hash.popitem(last=False)
-
-    def release_hash(self, session_hash: str | None) -> None:
-        """The tab closed (or reloads): its ids go after the grace time unless adopted."""
-        if not session_hash:
-            return
+    def sid_of_hash(self, session_hash: str) -> str:
         with self._lock:
-            sids = self._by_hash.pop(session_hash, set())
-        for sid in sids:
-            timer = threading.Timer(self.grace_s, self.release_sid, args=(sid,))
-            timer.daemon = True
-            timer.start()
+            adopted = self._bound.get(session_hash)
+        return adopted or hmac.new(self._key, session_hash.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:32]
+
+    def sid_for(self, request, fallback: object = None) -> str | None:
+        """The session id of the tab that sent `request`; without a request (direct calls in
+        tests and tools), the id the caller holds, if it is well formed."""
+        session_hash = getattr(request, "session_hash", None) if request is not None else None
+        if isinstance(session_hash, str) and session_hash:
+            return self.sid_of_hash(session_hash)
+        return valid_sid(fallback)
+
+    # -- reloads ------------------------------------------------------------------------
 
     def reload_key(self, sid: str) -> str:
         """The key a page keeps in the browser to find `sid` again after a reload."""
         with self._lock:
-            key = self._key_of.get(sid)
+            key = self._reload_of.get(sid)
             if key is None:
                 key = uuid.uuid4().hex
-                self._key_of[sid] = key
-            self._keys[key] = sid
-            self._keys.move_to_end(key)
-            while len(self._keys) > self.MAX_ENTRIES:
-                old_key, old_sid = self._keys.popitem(last=False)
-                self._key_of.pop(old_sid, None)
+                self._reload_of[sid] = key
+            self._reload[key] = sid
+            self._reload.move_to_end(key)
+            while len(self._reload) > self.MAX_ENTRIES:
+                _, old_sid = self._reload.popitem(last=False)
+                self._reload_of.pop(old_sid, None)
             return key
 
     def adopt(self, key: object) -> str | None:
@@ -94,12 +89,42 @@ class SessionIndex:
         if not valid_sid(key):
             return None
         with self._lock:
-            return self._keys.get(key)
+            return self._reload.get(key)
+
+    def bind(self, request, sid: str) -> None:
+        """`request`'s session takes `sid` over (a reloaded page adopting its predecessor's)."""
+        session_hash = getattr(request, "session_hash", None) if request is not None else None
+        if not (isinstance(session_hash, str) and session_hash and valid_sid(sid)):
+            return
+        with self._lock:
+            for other, bound in list(self._bound.items()):
+                if bound == sid and other != session_hash:
+                    del self._bound[other]
+            self._bound[session_hash] = sid
+            self._bound.move_to_end(session_hash)
+            while len(self._bound) > self.MAX_ENTRIES:
+                self._bound.popitem(last=False)
+
+    # -- release ------------------------------------------------------------------------
+
+    def release_hash(self, session_hash: str | None) -> None:
+        """The tab closed (or reloads): its id goes after the grace time unless adopted."""
+        if not session_hash:
+            return
+        sid = self.sid_of_hash(session_hash)
+        with self._lock:
+            self._bound.pop(session_hash, None)
+        if self.grace_s <= 0:
+            self.release_sid(sid)
+            return
+        timer = threading.Timer(self.grace_s, self.release_sid, args=(sid,))
+        timer.daemon = True
+        timer.start()
 
     def release_sid(self, sid: object) -> None:
-        """Gradio dropped a state holding `sid`: release it unless a live page holds it."""
+        """Release `sid` unless a live page has adopted it."""
         if isinstance(sid, str) and sid:
             with self._lock:
-                held = any(sid in sids for sids in self._by_hash.values())
+                held = sid in self._bound.values()
             if not held:
                 self._release(sid)

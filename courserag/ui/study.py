@@ -20,11 +20,13 @@ from courserag.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
 from courserag.settings import Settings
 from courserag.ui.persist import Restored, restore, snapshot
+from courserag.messages import render
 from courserag.ui.render import (
     answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card,
     render_notes, render_upload_log, upload_line,
 )
-from courserag.ui.sessions import SessionIndex, new_sid, valid_sid
+from courserag.ui.sanitize import text_html
+from courserag.ui.sessions import SessionIndex, new_sid
 from courserag.ui.texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
 
@@ -34,6 +36,38 @@ MAX_EXAMPLES = 4
 INDEX_INFO_TTL_S = 30.0
 PROGRESS_EVERY_S = 0.25  # the notes table is redrawn at most this often while a file is indexed
 _DONE = object()
+
+
+def recent_messages(history, max_chars: int) -> list:
+    """The newest chat messages the client sent back, at most `max_chars` of content in all
+    (a 5 MB history once cost 42 s of server time per question)."""
+    kept: list = []
+    used = 0
+    for message in reversed(list(history or [])[-200:]):
+        content = message.get("content") if isinstance(message, dict) else None
+        used += len(str(content))
+        if used > max_chars:
+            break
+        kept.append(message)
+    return kept[::-1]
+
+
+def unique_files(paths: list[Path], limit: int) -> tuple[list[Path], int]:
+    """The files of one upload call, each once (by path and by file identity), at most
+    `limit` of them; and how many were left out over the limit (one upload referenced ten
+    times in a call used to be parsed ten times)."""
+    seen: set = set()
+    unique: list[Path] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            key = (stat.st_dev, stat.st_ino)
+        except OSError:
+            key = str(path)
+        if key not in seen and str(path) not in seen:
+            seen.update((key, str(path)))
+            unique.append(path)
+    return unique[:limit], max(0, len(unique) - limit)
 
 
 class StudyApp:
@@ -96,14 +130,14 @@ class StudyApp:
             for i in range(MAX_EXAMPLES)
         ]
 
-    def select_course(self, course_id, sid, lang):
+    def select_course(self, course_id, sid, lang, request: gr.Request = None):
         """Switch course: the card, the status line and the example questions change."""
         lang = normalize_lang(lang)
         try:
             course = self.engine.course(course_id)
         except CourseRagError as exc:
             return self.course_card(None, lang), f"⚠️ {exc.say(lang)}", *self.example_updates(None)
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         count = len(self.engine.uploads(sid)) if sid else 0
         notes = t(lang, "switched_notes_kept", count=count) if count else t(lang, "switched_no_notes")
         status = t(lang, "switched", course=course.name, notes=notes).strip()
@@ -132,8 +166,9 @@ class StudyApp:
         restored = restore(stored, self.settings.session_idle_minutes)
         lang = restored.lang or normalize_lang(lang)
         adopted = self.sessions.adopt(restored.key)
-        sid = adopted or valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
+        if adopted:
+            self.sessions.bind(request, adopted)
+        sid = adopted or self.sessions.sid_for(request, sid) or new_sid()
         known = {c.id for c in self.engine.courses}
         course_id = restored.course if restored.course in known else course_id or self.default_course()
         history, turns = self._restored_chat(restored, lang)
@@ -148,7 +183,7 @@ class StudyApp:
         history: list[dict] = []
         turns: list[ChatTurn] = []
         for turn in restored.turns:
-            history.append({"role": "user", "content": inert_links(escape_markdown_html(turn["question"]))})
+            history.append({"role": "user", "content": text_html(turn["question"])})
             shown = format_reply(turn["answer"], turn["refused"], turn["citations"], lang, self.docs_by_course, turn["scope"])
             history.append({"role": "assistant", "content": shown})
             turns.append(ChatTurn(
@@ -169,10 +204,10 @@ class StudyApp:
             return t(lang, "restored_notes_cleared", files=", ".join(missing), minutes=minutes)
         return t(lang, "restored")
 
-    def save_state(self, sid, course_id, lang, scope, turns):
+    def save_state(self, sid, course_id, lang, scope, turns, request: gr.Request = None):
         """The browser's copy of this tab, after a change (see persist.py), and a line saying
         what it holds (a hidden element: tests wait on it before they reload)."""
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
         key = self.sessions.reload_key(sid) if sid else None
         value = snapshot(key, course_id, normalize_lang(lang), scope or "both", turns, self.upload_names(sid))
@@ -183,11 +218,15 @@ class StudyApp:
 
     # -- uploads ------------------------------------------------------------------------
 
-    @staticmethod
-    def _paths(files) -> list[Path]:
+    def _paths(self, files, lang: str) -> tuple[list[Path], list[tuple[str, str]]]:
+        """The call's files, each once and at most MAX_FILES_PER_UPLOAD; and a line about
+        any left out."""
         if isinstance(files, (str, Path)):
             files = [files]
-        return [Path(getattr(f, "name", f)) for f in (files or []) if f]
+        paths, skipped = unique_files([Path(getattr(f, "name", f)) for f in (files or []) if f],
+                                      self.settings.limits.max_files_per_upload)
+        note = render("upload_too_many_files", {"count": len(paths) + skipped, "limit": len(paths)}, lang)
+        return paths, [("info", note)] if skipped else []
 
     def _add(self, sid: str, path: Path, lang: str, progress=None) -> tuple[str, str]:
         try:
@@ -200,10 +239,9 @@ class StudyApp:
         """Parse and index each file into this session's pool; one result line per file
         (the API endpoint; the page uses `upload_live`)."""
         lang = normalize_lang(lang)
-        sid = valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
-        paths = self._paths(files)
-        lines = [self._add(sid, path, lang) for path in paths] or [("info", t(lang, "no_files_given"))]
+        sid = self.sessions.sid_for(request, sid) or new_sid()
+        paths, skipped = self._paths(files, lang)
+        lines = [self._add(sid, path, lang) for path in paths] + skipped or [("info", t(lang, "no_files_given"))]
         return render_upload_log(lines), self.notes_html(sid, lang), self.remove_choices(sid, lang), None, sid
 
     def upload_live(self, files, sid, lang, request: gr.Request):
@@ -211,9 +249,8 @@ class StudyApp:
         "indexing… 12 of 118 pages", until it is searchable. Outputs: log, notes, upload
         names, the file box, sid."""
         lang = normalize_lang(lang)
-        sid = valid_sid(sid) or new_sid()
-        self.sessions.bind(request, sid)
-        paths = self._paths(files)
+        sid = self.sessions.sid_for(request, sid) or new_sid()
+        paths, skipped = self._paths(files, lang)
         lines: list[tuple[str, str]] = []
         events: queue.Queue = queue.Queue()
 
@@ -238,12 +275,12 @@ class StudyApp:
             if stale and time.monotonic() - shown >= PROGRESS_EVERY_S:
                 shown, stale = time.monotonic(), False
                 yield render_upload_log(lines), self.notes_html(sid, lang), gr.skip(), gr.skip(), sid
-        lines = lines or [("info", t(lang, "no_files_given"))]
+        lines = lines + skipped or [("info", t(lang, "no_files_given"))]
         yield render_upload_log(lines), self.notes_html(sid, lang), self.upload_names(sid), None, sid
 
-    def remove_upload(self, names, sid, lang):
+    def remove_upload(self, names, sid, lang, request: gr.Request = None):
         lang = normalize_lang(lang)
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         if isinstance(names, str):
             names = [names]
         names = [n for n in (names or []) if n]
@@ -254,16 +291,16 @@ class StudyApp:
             log_html = render_upload_log([("info", t(lang, "removed", names=", ".join(removed or names)))])
         return log_html, self.notes_html(sid, lang), self.remove_choices(sid, lang)
 
-    def remove_clicked(self, sid, lang, event: gr.EventData):
+    def remove_clicked(self, sid, lang, event: gr.EventData, request: gr.Request = None):
         """The ✕ beside one file in the notes table. Outputs: log, notes, upload names."""
         name = str((getattr(event, "_data", None) or {}).get("name") or "")
         if not name:
             return gr.skip(), gr.skip(), gr.skip()
-        log_html, notes, _ = self.remove_upload([name], sid, lang)
-        return log_html, notes, self.upload_names(valid_sid(sid))
+        log_html, notes, _ = self.remove_upload([name], sid, lang, request)
+        return log_html, notes, self.upload_names(self.sessions.sid_for(request, sid))
 
-    def list_uploads(self, sid):
-        sid = valid_sid(sid)
+    def list_uploads(self, sid, request: gr.Request = None):
+        sid = self.sessions.sid_for(request, sid)
         return [
             {"name": f.name, "doc_type": f.doc_type, "chunks": f.chunks, "units": f.units, "size_bytes": f.size_bytes}
             for f in (self.engine.uploads(sid) if sid else [])
@@ -271,13 +308,13 @@ class StudyApp:
 
     # -- chat ---------------------------------------------------------------------------
 
-    def ask(self, question, history, course_id, scope, sid, lang, turns):
+    def ask(self, question, history, course_id, scope, sid, lang, turns, request: gr.Request = None):
         """Stream the answer into the chat; the final message carries the citations."""
         lang = normalize_lang(lang)
-        history = list(history or [])
+        history = recent_messages(history, self.settings.server.max_history_chars)  # client-sent: bounded first
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
         question = (question or "").strip()
-        sid = valid_sid(sid)
+        sid = self.sessions.sid_for(request, sid)
         if not question:
             gr.Warning(t(lang, "empty_question"))
             yield list(history), "", turns, None
@@ -285,7 +322,7 @@ class StudyApp:
         scope = scope or "both"
         # Files still being indexed now are not searched for this answer: it says so.
         pending = self.engine.pending_uploads(sid) if scope != "course" else []
-        history.append({"role": "user", "content": inert_links(escape_markdown_html(question))})
+        history.append({"role": "user", "content": text_html(question)})
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
@@ -299,7 +336,7 @@ class StudyApp:
                     yield list(history), gr.skip(), gr.skip(), gr.skip()
         except Exception as exc:  # noqa: BLE001 - the learner gets a message, never a stuck spinner
             detail = self._error_detail(exc, question, lang)
-            history[-1] = {"role": "assistant", "content": "⚠️ " + t(lang, "error", detail=escape_markdown_html(detail))}
+            history[-1] = {"role": "assistant", "content": escape_markdown_html("⚠️ " + t(lang, "error", detail=detail))}
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None

@@ -46,6 +46,7 @@ INSTRUCTOR_TEXT: dict[str, dict[str, str]] = {
     "instr_mode_extractive": {"en": "extractive (no LLM configured)", "zh": "摘录式（未配置大语言模型）"},
     "instr_embedding": {"en": "Embedding model", "zh": "嵌入模型"},
     "instr_sessions": {"en": "Learner sessions with uploads", "zh": "有上传文件的学生会话"},
+    "instr_damaged": {"en": "**{count} damaged:** {names} — build to repair", "zh": "**{count} 个文件已损坏：** {names}——请重新构建以修复"},
     "instr_progress": {"en": "Indexing {done} of {total}: {name}", "zh": "正在建立索引 {done}/{total}：{name}"},
     "instr_build_summary": {
         "en": "{course}: {files} files, {indexed} indexed ({chunks} chunks), {skipped} unchanged, "

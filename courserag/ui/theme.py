@@ -13,6 +13,7 @@ from typing import Any
 import gradio as gr
 
 from courserag.settings import Settings
+from courserag.ui.server import server_options
 
 NARROW = "768px"
 
@@ -142,7 +143,7 @@ def launch_options(settings: Settings, demo: gr.Blocks | None = None) -> dict[st
         "css": CSS,
         "js": client_js(),
         "blocked_paths": [str(Path(settings.data_dir).resolve())],
-        "max_file_size": f"{int(settings.limits.max_file_mb)}mb",
+        **server_options(settings),  # CSP, body caps, the upload route's limits (courserag/ui/server.py)
     }
     routes = getattr(demo, "cr_routes", None)
     if routes:

@@ -1,0 +1,334 @@
+"""The extractive answer: choose the few units that state what the question asks for.
+
+Every unit of the packed sources is scored by how much of the question's subject it holds
+(its words, or its meaning when an embedder is given), whether it holds the kind of fact
+the question asks for (a date for "when", a room for "where"…), and its source's rank. The
+best unit leads; more are added only to cover what the first leaves out (the place of a
+"when and where" question), to list what was asked for, or to explain a "why". The answer
+is refused — not guessed — when no unit about the subject holds the kind of fact asked for,
+or nothing is about the subject at all.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Sequence
+
+from courserag.extractive.entities import kinds_in
+from courserag.extractive.intent import Ask
+from courserag.extractive.units import Unit, source_units
+from courserag.packing import ContextItem
+from courserag.codes import course_codes
+from courserag.ranking import matched_tokens
+from courserag.textnorm import is_chinese, token_weight, word_tokens
+
+UnitSimilarity = Callable[[list[str]], Sequence[float]]
+# Word vectors for matching a question's words across languages (None: no word model).
+WordVectors = Callable[[list[str]], "object"]
+# A question word and a word of the other language mean the same at this cosine of their
+# word vectors (USE multilingual v3; measured on course terms: 期末/final 0.66, 迟交/late 0.70,
+# 学习率/learning rate 0.86, against at most ~0.5 for unrelated pairs).
+TRANSLATION_SIMILARITY = 0.55
+MAX_POOL_WORDS = 1500
+SYNONYM_SIMILARITY = 0.65
+
+# Words that say what kind of fact is wanted, or that any question about a course has; the
+# question's subject is what is left.
+GENERIC_WORDS = frozenset(
+    """course class classes materials material say says tell know please about anything information
+    date dates day days time times room rooms where when who whom email address phone number numbers
+    percentage percent weight deadline held take place happen need much many long fast allowed
+    课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
+    老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课""".split()
+)
+MAX_UNITS = 3
+MAX_LIST_UNITS = 5
+MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
+# A sentence's similarity margin over the question's floor (calibration.py). Measured on
+# the shared sets (the sentence holding the answer vs the best sentence of another
+# article): in one language answers sit 0.14-0.19 above the floor and others below 0.10;
+# across languages 0.05-0.15 against below 0.06. A margin of one span is full evidence.
+SENTENCE_SPAN = 0.20
+CROSS_SENTENCE_SPAN = 0.12
+# On course material (one domain) every unit sits a little above the floor; the unit that
+# answers sits 0.13-0.2 above it.
+ON_SUBJECT_MARGIN = 0.12
+CROSS_ON_SUBJECT_MARGIN = 0.07
+# The unit that holds the kind of fact asked for must also be about the question's subject:
+# "Which room is the final exam in?" is not answered by the midterm's room.
+NEED_COVERAGE = 0.6
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of source `n`, with what it holds and how well it fits the question."""
+
+    n: int
+    unit: Unit
+    kinds: frozenset[str]
+    coverage: float  # weighted share of the question's subject words in the unit's context
+    margin: float  # similarity to the question above its floor (0 without an embedder)
+    score: float
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The chosen units (answer order), or a refusal with the nearest source to suggest."""
+
+    units: tuple[Candidate, ...]
+    refused: bool
+    reason: str = ""
+    nearest: int | None = None
+
+
+def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
+    """The question's content words without the words that only say what kind of fact is
+    wanted, and without `ignore` (the course's own code: it names the course, not a topic)."""
+    ignored = {part for code in ignore for part in (code.lower(), *re.findall(r"[a-z]+|\d+", code.lower()))}
+    tokens = word_tokens(question, whole_words=True)
+    return {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
+
+
+def _coverage(
+    subject: set[str], text: str, translations: dict[str, set[str]] | None = None, weights: dict[str, float] | None = None
+) -> float:
+    """Weighted share of the subject's words in the text, directly or (across languages)
+    through a word of the text that translates them."""
+    if not subject:
+        return 0.0
+    weight = weights or {t: token_weight(t) for t in subject}
+    total = sum(weight[t] for t in subject)
+    found = _found(subject, text)
+    if translations:
+        words = set(_text_words(text))
+        found |= {t for t, means in translations.items() if means & words}
+    return sum(weight[t] for t in found) / total if total > 0 else 0.0
+
+
+def _pool_weights(subject: set[str], contexts: list[str]) -> dict[str, float]:
+    """A word's weight: its rarity in the language (textnorm.token_weight) times its rarity
+    among the units at hand, so that "quicksort" outweighs "worst case" in a notebook where
+    every cell talks about worst cases."""
+    n = len(contexts)
+    weights = {}
+    for token in subject:
+        df = sum(1 for text in contexts if _found({token}, text))
+        weights[token] = token_weight(token) * math.log(1 + (n + 1) / (df + 1))
+    return weights
+
+
+_LATIN = re.compile(r"^[a-z0-9]+$")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light English stem, so that "meet" finds "meets" and "rotation" "rotations"."""
+    for suffix, keep in (("ies", 4), ("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
+        if word.endswith(suffix) and len(word) > keep:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in word_tokens(text, drop_stopwords=False) if _LATIN.match(w))
+
+
+def _found(subject: set[str], text: str) -> set[str]:
+    """The subject's words in the text: Chinese as substrings, English up to a light stem."""
+    found = matched_tokens(subject, text)
+    stems = _stems(text)
+    return found | {t for t in subject if _LATIN.match(t) and stem(t) in stems}
+
+
+def _text_words(text: str) -> list[str]:
+    return word_tokens(text, whole_words=True)
+
+
+def _translations(subject: set[str], pool: list[tuple[int, Unit]], vectors: WordVectors, threshold: float) -> dict[str, set[str]]:
+    """For each subject word, the words of the units that mean the same in the other language."""
+    import numpy as np
+
+    words = list(dict.fromkeys(w for _, u in pool for w in _text_words(f"{u.heading} {u.context}") if len(w) > 1))
+    words = words[:MAX_POOL_WORDS]
+    tokens = sorted(subject)
+    if not words or not tokens:
+        return {}
+    similarity = np.asarray(vectors(tokens)) @ np.asarray(vectors(words)).T
+    # A part of the word itself is no synonym: 考试 does not mean 期末考试 (the words that
+    # contain it, or that it contains, are matched as words already, or not at all).
+    return {
+        t: {words[j] for j in np.flatnonzero(similarity[i] >= threshold) if words[j] not in t and t not in words[j]}
+        for i, t in enumerate(tokens)
+    }
+
+
+def _needs_met(ask: Ask, kinds: frozenset[str]) -> float:
+    if not ask.needs:
+        return 0.0
+    return sum(1 for need in ask.needs if need & kinds) / len(ask.needs)
+
+
+def candidates(
+    question: str,
+    items: Sequence[ContextItem],
+    ask: Ask,
+    similarity: UnitSimilarity | None = None,
+    people: Sequence[str] = (),
+    cross_lingual: bool = False,
+    floor: float = 0.0,
+    ignore: Sequence[str] = (),
+    word_vectors: WordVectors | None = None,
+) -> list[Candidate]:
+    """Every unit of the sources, scored for this question (best first)."""
+    subject = subject_tokens(question, ignore)
+    pool: list[tuple[int, Unit]] = []
+    for item in items:
+        chunk = item.hit.chunk
+        # A chunk's first line names what it is about (the last part of a heading path).
+        title = item.text.lstrip().split("\n", 1)[0].split(" > ")[-1][:200]
+        for unit in source_units(item.text, chunk.doc_type, chunk.locator):
+            heading = unit.heading if title in unit.heading else f"{title} {unit.heading}"
+            pool.append((item.n, Unit(unit.text, unit.kind, unit.position, unit.context, heading)))
+    pool = pool[:MAX_SCORED_UNITS]
+    if not pool:
+        return []
+    margins = [float(s) - floor for s in similarity([u.text for _, u in pool])] if similarity else [0.0] * len(pool)
+    # Across languages a word is matched through its translation; within one, through a
+    # near-synonym ("sick" / "illness"), at a stricter similarity.
+    # (Chinese near-synonyms are left out: word vectors of Chinese compounds pair an exam
+    # with anything exam-like, 期末考试 with 考前, and substrings already match them.)
+    if word_vectors and (cross_lingual or not is_chinese(question)):
+        translations = _translations(subject, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
+    else:
+        translations = None
+    span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
+    weights = _pool_weights(subject, [f"{u.heading} {u.context}" for _, u in pool])
+    out = []
+    for (n, unit), margin in zip(pool, margins):
+        # The unit's own words count most; its section's heading counts too (a row of the
+        # "Final exam" section is about the final exam), but cannot make every unit under a
+        # heading that names two things equally about both.
+        coverage = (0.6 * _coverage(subject, unit.context, translations, weights)
+                    + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights))
+        kinds = kinds_in(unit.text, people)
+        meaning = min(1.0, max(0.0, margin) / span)
+        if cross_lingual and not translations:
+            relevance = meaning  # no word can be matched across languages: the meaning decides
+        else:
+            relevance = 0.5 * coverage + 0.5 * meaning if similarity else coverage
+        score = relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
+        out.append(Candidate(n, unit, kinds, coverage, margin, score))
+    return sorted(out, key=lambda c: -c.score)
+
+
+def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float) -> str:
+    """Why the best evidence does not answer the question ("" when it does)."""
+    best = ranked[0]
+    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+    on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
+    if not on_subject:
+        return "no_subject"
+    for need in ask.needs:
+        accepted = need | {"condition"} if "date" in need else need  # "when does it resize?" -> "when it holds…"
+        holders = [c for c in on_subject[:8] if accepted & c.kinds]
+        # In the question's language the holder must name the subject; across languages
+        # (no shared words) its meaning has to do.
+        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
+                   for c in holders):
+            return "missing:" + "/".join(sorted(need))
+    return "" if best.score > 0 else "no_evidence"
+
+
+def compose(
+    question: str,
+    items: Sequence[ContextItem],
+    ask: Ask,
+    similarity: UnitSimilarity | None = None,
+    people: Sequence[str] = (),
+    cross_lingual: bool = False,
+    min_coverage: float = 0.5,
+    floor: float = 0.0,
+    required: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    word_vectors: WordVectors | None = None,
+) -> Composition:
+    """Choose the answer's units (or refuse), pure given `similarity`.
+
+    `required` are identifiers (course codes of no listed course) that every quoted unit
+    must name: a question about MAT-2040 is answered only by what the materials say of it.
+    """
+    ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors)
+    if not ranked:
+        return Composition((), True, "no_units", None)
+    if required:
+        # Only what names the code can answer, and it must still be about the rest of the
+        # question ("the late policy for MAT-2040" is not answered by MAT-2040's prerequisites).
+        naming = [c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)]
+        if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
+            return Composition((), True, "missing_code", ranked[0].n)
+        ranked = naming
+    reason = _refusal(ranked, ask, cross_lingual, min_coverage)
+    if reason:
+        return Composition((), True, reason, ranked[0].n)
+    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+    chosen = _select(ranked, ask, lambda c: c.coverage >= min_coverage or c.margin >= needed_margin)
+    chosen.sort(key=lambda c: (c.n, c.unit.position))
+    return Composition(tuple(chosen), False)
+
+
+def _distance(candidate: Candidate, anchor: Candidate) -> tuple[int, int]:
+    """How far a unit is from the best one: another source is farther than any unit of its own."""
+    return (candidate.n != anchor.n, abs(candidate.unit.position - anchor.unit.position))
+
+
+def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]) -> list[Candidate]:
+    """The best unit, then what it leaves out: a unit for each fact kind still missing (the
+    nearest one about the subject), the best unit's neighbours when the question wants more
+    than one fact (a policy, a yes/no with its reason, an explanation, a list), and for lists
+    the other strong units."""
+    best = ranked[0]
+    chosen = [best]
+    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+
+    def fresh(c: Candidate) -> bool:
+        return c not in chosen and not _contained(c, chosen)
+
+    missing = [need for need in ask.needs if not need & best.kinds]
+    while missing and len(chosen) < limit:
+        pool = [c for c in ranked if fresh(c) and on_subject(c) and c.score >= best.score - 0.5
+                and any(need & c.kinds for need in missing)]
+        if not pool:
+            break
+        pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
+        chosen.append(pick)
+        missing = [need for need in missing if not need & pick.kinds]
+    if not ask.needs or ask.yes_no or ask.explanation or ask.wants_list:
+        near = [c for c in ranked if c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= 3
+                and (on_subject(c) or c.unit.heading == best.unit.heading) and c.score >= best.score - 0.35]
+        for c in sorted(near, key=lambda c: _distance(c, best)):
+            if len(chosen) < limit and fresh(c):
+                chosen.append(c)
+    if ask.wants_list:
+        for c in ranked:
+            if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
+                chosen.append(c)
+    return chosen
+
+
+def _contained(candidate: Candidate, chosen: list[Candidate]) -> bool:
+    """A unit whose text is inside one already chosen (an item inside its list) adds nothing."""
+    return any(candidate.unit.text in c.unit.text or c.unit.text in candidate.unit.text for c in chosen)
+
+
+def render(composition: Composition, lead: str) -> str:
+    """'From the materials:' then one line per unit, each marked with its source number."""
+    lines = [f"- {c.unit.text} [{c.n}]" for c in composition.units]
+    return lead + "\n" + "\n".join(lines) if lines else ""
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(course_codes(text))

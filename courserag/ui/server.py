@@ -1,0 +1,389 @@
+"""The web server's own defences, as one ASGI middleware Gradio's FastAPI app is built with.
+
+`server_options(settings)` is merged into `demo.launch(...)` (through `launch_options`), so
+every launch — `app.py`, the tests' fixtures — gets the same guard:
+
+- **Content-Security-Policy** on every response: scripts only from the app itself (Gradio
+  needs its inline boot scripts), images only from the app or `data:`, no plugins, forms
+  post only to the app, no other site can be contacted by a script. A remote image that
+  slipped past the sanitizer would not load, so it could not carry a learner's notes away.
+- **Request bodies are capped** (`MAX_REQUEST_MB`) before the app reads them: a 20 MB chat
+  history was accepted and cost 42 s of CPU.
+- **Gradio's upload route** (`/gradio_api/upload`) takes only the file types the app reads,
+  at most `MAX_FILE_MB` per file and `MAX_FILES_PER_UPLOAD` files per request, at most
+  `UPLOADS_PER_CLIENT` requests per client in 10 minutes, and only while its folder holds
+  less than `UPLOAD_TMP_MB`; files older than `UPLOAD_TMP_TTL_S` are deleted (checked at
+  most every 5 s, on upload; Gradio's own cache sweep runs too). Any file type used to be
+  accepted, at 111 MB/s, and kept for up to 90 minutes.
+- **Uploaded files are not served back** through `/gradio_api/file=`: anyone who knew the
+  path could download them.
+- **Direct, non-queued calls from a session Gradio has never seen create no session state**:
+  their `session_hash` is dropped, so they cannot push real learners' state out of Gradio's
+  store. (Upload pools do not depend on that store any more: see courserag/ui/sessions.py.)
+
+A "client" is the address the nearest proxy reports (the last `X-Forwarded-For` entry, as
+on a Hugging Face Space) or else the socket's peer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from courserag.parsers import SUPPORTED_EXTENSIONS
+from courserag.settings import Settings
+
+__all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_options"]
+
+log = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+CSP = "; ".join([
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-inline' 'unsafe-eval'",  # Gradio boots from inline scripts
+    "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
+    "font-src 'self' data: https://fonts.gstatic.com",
+    "img-src 'self' data: blob:",
+    "media-src 'self' data: blob:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self' https://huggingface.co https://*.hf.space",  # a Space is shown in an iframe
+])
+_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+]
+WINDOW_S = 600.0  # the per-client upload count is over this window
+
+
+@dataclass(frozen=True)
+class ServerPolicy:
+    """What the guard enforces; built from settings by `ServerPolicy.of`."""
+
+    max_request_bytes: int = 2 * MB
+    max_upload_bytes: int = 50 * MB * 20 + MB  # one upload request: every file at its limit
+    upload_tmp_bytes: int = 2048 * MB
+    upload_tmp_ttl_s: float = 600.0
+    uploads_per_client: int = 60
+    upload_extensions: frozenset[str] = SUPPORTED_EXTENSIONS
+
+    @classmethod
+    def of(cls, settings: Settings) -> "ServerPolicy":
+        server, limits = settings.server, settings.limits
+        return cls(
+            max_request_bytes=int(server.max_request_mb * MB),
+            max_upload_bytes=int(limits.max_file_mb * MB * limits.max_files_per_upload) + MB,
+            upload_tmp_bytes=int(server.upload_tmp_mb * MB),
+            upload_tmp_ttl_s=float(server.upload_tmp_ttl_s),
+            uploads_per_client=server.uploads_per_client,
+        )
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments of `demo.launch` that install the guard."""
+    from starlette.middleware import Middleware
+
+    return {
+        "app_kwargs": {"middleware": [Middleware(ServerGuard, policy=ServerPolicy.of(settings))]},
+        "max_file_size": f"{int(settings.limits.max_file_mb)}mb",
+        # Gradio keeps a copy of the page's configuration per session (115 KB here): 10,000 of
+        # them were 1.15 GB. Upload pools do not live there, so fewer cost a learner nothing
+        # but, at worst, the thumbs of answers older than the eviction.
+        "state_session_capacity": max(4 * settings.server.max_sessions, 1000),
+    }
+
+
+class ServerGuard:
+    """Pure ASGI middleware: headers, body caps, the upload route's limits (see the module)."""
+
+    def __init__(self, app, policy: ServerPolicy = ServerPolicy()):
+        self.app = app
+        self.policy = policy
+        self._lock = threading.Lock()
+        self._uploads: OrderedDict[str, deque] = OrderedDict()  # client -> times of its upload requests
+        self._usage = (0.0, 0)  # (when measured, bytes in the upload folder)
+        self._reserved = 0  # bytes of uploads in flight
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        send = self._with_headers(send)
+        path, method = scope.get("path", ""), scope.get("method", "GET")
+        if method in ("GET", "HEAD") and "/file=" in path and self._serves_upload(scope, path):
+            return await _reply(send, 404, "File not found.")
+        if method == "POST" and path.rstrip("/").endswith("/gradio_api/upload"):
+            return await self._upload(scope, receive, send)
+        if method in ("POST", "PUT", "PATCH"):
+            length = _content_length(scope)
+            if length is not None and length > self.policy.max_request_bytes:
+                return await _reply(send, 413, "Request body too large.")
+            if _is_direct_call(path):
+                return await self._direct_call(scope, receive, send)
+            return await self._capped(scope, receive, send, self.policy.max_request_bytes)
+        return await self.app(scope, receive, send)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _with_headers(send):
+        async def wrapped(message):
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                message = dict(message, headers=list(message.get("headers", [])) + [h for h in _HEADERS if h[0] not in names])
+            await send(message)
+
+        return wrapped
+
+    async def _capped(self, scope, receive, send, cap: int):
+        """Run the app on a body of at most `cap` bytes. A declared length was checked by the
+        caller (and the HTTP server stops the body there); a streamed body without one is
+        read here first, up to the cap."""
+        if _content_length(scope) is not None:
+            return await self.app(scope, receive, send)
+        body = await _read_body(receive, cap)
+        if body is None:
+            return await _reply(send, 413, "Request body too large.")
+        return await self.app(scope, _replay(body), send)
+
+    async def _direct_call(self, scope, receive, send):
+        """A non-queued call (/run, /api) from a session Gradio does not know runs without one."""
+        body = await _read_body(receive, self.policy.max_request_bytes)
+        if body is None:
+            return await _reply(send, 413, "Request body too large.")
+        holder = getattr(scope.get("app"), "state_holder", None)
+        try:
+            payload = json.loads(body)
+            session = payload.get("session_hash") if isinstance(payload, dict) else None
+            if session and holder is not None and session not in holder:
+                payload["session_hash"] = None
+                body = json.dumps(payload).encode()
+                scope = dict(scope, headers=_set_length(scope, len(body)))
+        except ValueError:
+            pass  # not JSON: Gradio answers it
+        return await self.app(scope, _replay(body), send)
+
+    # -- uploads ----------------------------------------------------------------------------
+
+    def _serves_upload(self, scope, path: str) -> bool:
+        from urllib.parse import unquote
+
+        folder = _upload_folder(scope)
+        target = unquote(path.split("/file=", 1)[1])
+        try:
+            return Path(os.path.abspath(target)).resolve().is_relative_to(folder)
+        except (OSError, ValueError):
+            return True
+
+    def _count_upload(self, client: str) -> bool:
+        """Record one upload request of `client`; False when it is over its count."""
+        now = time.monotonic()
+        with self._lock:
+            times = self._uploads.setdefault(client, deque())
+            self._uploads.move_to_end(client)
+            while times and now - times[0] > WINDOW_S:
+                times.popleft()
+            if len(times) >= self.policy.uploads_per_client:
+                return False
+            times.append(now)
+            while len(self._uploads) > 10000:
+                self._uploads.popitem(last=False)
+            return True
+
+    def _reserve(self, folder: Path, length: int) -> bool:
+        """Make room for `length` bytes in the upload folder, sweeping old files first."""
+        now = time.monotonic()
+        with self._lock:
+            measured, usage = self._usage
+            if now - measured > 5.0:
+                usage = _sweep(folder, self.policy.upload_tmp_ttl_s)
+                self._usage = (now, usage)
+            if usage + self._reserved + length > self.policy.upload_tmp_bytes:
+                return False
+            self._reserved += length
+            return True
+
+    def _release(self, length: int, written: int) -> None:
+        with self._lock:
+            self._reserved -= length
+            measured, usage = self._usage
+            self._usage = (measured, usage + written)
+
+    async def _upload(self, scope, receive, send):
+        length = _content_length(scope)
+        if length is None:
+            return await _reply(send, 411, "Uploads must declare their length.")
+        if length > self.policy.max_upload_bytes:
+            return await _reply(send, 413, "Upload too large.")
+        if not self._count_upload(_client(scope)):
+            return await _reply(send, 429, "Too many uploads from your address; try again in a few minutes.")
+        folder = _upload_folder(scope)
+        if not self._reserve(folder, length):
+            return await _reply(send, 507, "The upload space is full right now; try again in a few minutes.")
+        captured: list[dict] = []
+
+        async def capture(message):
+            captured.append(message)
+
+        written = 0
+        try:
+            await self.app(scope, receive, capture)
+            status, body = _response(captured)
+            paths = _saved_paths(body) if status == 200 else []
+            written = sum(_size(p) for p in paths)
+            refused = [p for p in paths if Path(p).suffix.lower() not in self.policy.upload_extensions]
+            if refused:
+                for saved in paths:
+                    _delete(Path(saved), folder)
+                written = 0
+                allowed = ", ".join(sorted(self.policy.upload_extensions))
+                return await _reply(send, 415, f"Only these file types can be uploaded: {allowed}.")
+        finally:
+            self._release(length, written)
+        for message in captured:
+            await send(message)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _is_direct_call(path: str) -> bool:
+    return "/gradio_api/run/" in path or "/gradio_api/api/" in path
+
+
+def _content_length(scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _set_length(scope, length: int) -> list:
+    headers = [(n, v) for n, v in scope.get("headers", []) if n.lower() != b"content-length"]
+    return headers + [(b"content-length", str(length).encode())]
+
+
+def client_address(request) -> str:
+    """The client of a Gradio handler's request, as the guard counts it (see the module)."""
+    headers = getattr(request, "headers", None) or {}
+    forwarded = headers.get("x-forwarded-for", "") if hasattr(headers, "get") else ""
+    if forwarded:
+        return forwarded.split(",")[-1].strip() or "?"
+    peer = getattr(request, "client", None)
+    return str(getattr(peer, "host", None) or "?")
+
+
+def _client(scope) -> str:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"x-forwarded-for":
+            return value.decode("latin-1").split(",")[-1].strip() or "?"
+    peer = scope.get("client")
+    return str(peer[0]) if peer else "?"
+
+
+def _upload_folder(scope) -> Path:
+    from gradio.utils import get_upload_folder
+
+    folder = getattr(scope.get("app"), "uploaded_file_dir", None) or get_upload_folder()
+    return Path(folder).resolve()
+
+
+async def _read_body(receive, cap: int) -> bytes | None:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        if size > cap:
+            return None
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes):
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+async def _reply(send, status: int, text: str) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _response(messages: list[dict]) -> tuple[int, bytes]:
+    status = next((m["status"] for m in messages if m["type"] == "http.response.start"), 500)
+    return status, b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+
+
+def _saved_paths(body: bytes) -> list[str]:
+    try:
+        paths = json.loads(body)
+    except ValueError:
+        return []
+    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _delete(path: Path, folder: Path) -> None:
+    """Delete an uploaded file (and its folder, if that empties it), inside `folder` only."""
+    try:
+        path = path.resolve()
+        if not path.is_relative_to(folder):
+            return
+        path.unlink(missing_ok=True)
+        if path.parent != folder and not any(path.parent.iterdir()):
+            path.parent.rmdir()
+    except OSError:
+        pass
+
+
+def _sweep(folder: Path, ttl_s: float) -> int:
+    """Delete uploaded files older than `ttl_s`; returns the bytes that remain."""
+    total, now = 0, time.time()
+    if not folder.is_dir():
+        return 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(root) / name
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            if now - stat.st_mtime > ttl_s:
+                _delete(path, folder)
+            else:
+                total += stat.st_size
+    return total

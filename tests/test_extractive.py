@@ -1,0 +1,124 @@
+"""The extractive answer, piece by piece: sentences, units, fact kinds, question needs, and
+the composer's choices and refusals (pure functions; no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from courserag.extractive import classify, compose
+from courserag.extractive.entities import kinds_in
+from courserag.extractive.sentences import split_sentences
+from courserag.extractive.units import source_units
+from courserag.packing import ContextItem
+from courserag.records import Chunk, ScoredChunk
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Requests are due within 7 days, i.e. by 2026-11-03. Next.", ["Requests are due within 7 days, i.e. by 2026-11-03.", "Next."]),
+        ("Email Dr. Marsh. She answers.", ["Email Dr. Marsh.", "She answers."]),
+        ("Knuth suggests A = 0.618. Done.", ["Knuth suggests A = 0.618.", "Done."]),
+        ("It suffers from clustering: runs grow.", ["It suffers from clustering: runs grow."]),
+        ("迟交扣分。期末在十二月。", ["迟交扣分。", "期末在十二月。"]),
+    ],
+)
+def test_sentences_are_never_cut_at_abbreviations_decimals_or_colons(text, expected):
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, doc_type, expected",
+    [
+        # a table row carries its column headers; the header row is never a unit of its own
+        ("| Homework | Released | Due date |\n|---|---|---|\n| HW4 | 2026-10-23 | 2026-11-06 |", "md",
+         ["HW4 — Released: 2026-10-23; Due date: 2026-11-06"]),
+        # a list item carries its lead-in
+        ("Merge sort works in three steps:\n- Divide the list.\n- Sort each half.", "md",
+         ["Merge sort works in three steps: Divide the list.", "Merge sort works in three steps: Sort each half."]),
+        # a sentence ending in a colon takes what follows it
+        ("Merge sort is stable because of one detail:\nequal keys are taken from the left first.", "md",
+         ["Merge sort is stable because of one detail: equal keys are taken from the left first."]),
+        # a notebook cell's output is a unit; its code is not
+        ("print(version)\nOutput:\n3.11", "ipynb", ["Output: 3.11"]),
+        # a sentence opening with a pronoun is quoted with the one it leans on
+        ("Linear probing steps by one. It suffers from primary clustering.", "md",
+         ["Linear probing steps by one. It suffers from primary clustering."]),
+    ],
+)
+def test_units_read_on_their_own(text, doc_type, expected):
+    units = [u.text for u in source_units(text, doc_type)]
+    assert all(e in units for e in expected), units
+    assert "Homework — Released: Released" not in units and "Homework | Released | Due date" not in units
+
+
+@pytest.mark.parametrize(
+    "text, kind, present",
+    [
+        ("Tuesday 2026-10-20, 10:30–11:50", "date", True),
+        ("in Lecture Hall LH-1", "place", True),
+        ("上课地点： 理学楼 305 教室", "place", True),
+        ("MAT-2040 Linear Algebra", "place", False),  # a course code is not a room
+        ("priya.nair@example.edu", "email", True),
+        ("priya.nair@example.edu", "phone", False),
+        ("Final exam | 40%", "percent", True),
+        ("two A4 sheets", "number", True),
+        ("exactly seventeen handshakes", "number", True),
+        ("O(E log E) time", "complexity", True),
+        ("when it holds 37 keys", "condition", True),
+    ],
+)
+def test_fact_kinds(text, kind, present):
+    assert (kind in kinds_in(text)) is present
+
+
+@pytest.mark.parametrize(
+    "question, labels",
+    [
+        ("When and where is the midterm review session?", ("when", "where")),
+        ("What is the phone number of the TA?", ("phone",)),
+        ("王悦助教的电话号码是多少？", ("phone",)),  # the phone number, not any number
+        ("期中考试的缓考安排在哪一天？", ("when",)),  # 在哪一天 asks when, not where
+        ("Can Dijkstra's algorithm be used when some weights are negative?", ()),  # "when" as a conjunction
+        ("What percentage of the grade is the final exam?", ("percent",)),
+        ("Who is the course leader, and what is their email address?", ("email", "who")),
+    ],
+)
+def test_what_a_question_asks_for(question, labels):
+    assert classify(question).labels == labels
+
+
+def _item(n: int, text: str, source: str = "syllabus.md", locator: str = "Syllabus > Exams", doc_type: str = "md") -> ContextItem:
+    chunk = Chunk.make(text, source, locator, "course", "c1", doc_type)
+    return ContextItem(n, ScoredChunk(chunk, score=1.0), text, len(text.split()))
+
+
+EXAMS = _item(1, "Midterm exam\n\nThe midterm is on Tuesday 2026-10-20 in room LH-1.\n\nThe final exam is on 2026-12-15.",
+              locator="Syllabus > Exams")
+
+
+@pytest.mark.parametrize(
+    "question, refused, expected",
+    [
+        ("When is the final exam?", False, "2026-12-15"),
+        ("In which room is the midterm?", False, "LH-1"),
+        # the room the materials give is the midterm's: the final's is not in the materials
+        ("In which room is the final exam?", True, None),
+        ("What is the phone number of the examiner?", True, None),
+        ("How do I cook rice?", True, None),
+    ],
+)
+def test_the_composer_answers_what_is_asked_or_refuses(question, refused, expected):
+    composition = compose(question, [EXAMS], classify(question))
+    assert composition.refused is refused
+    if expected:
+        assert expected in composition.units[0].unit.text
+
+
+def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
+    prerequisites = _item(1, "Prerequisites\n\n- MAT-2040 Linear Algebra (grade C or better).\n\nLate policy\n\nLate work loses 10% a day.")
+    asked = "What is the late policy for MAT-2040?"
+    assert compose(asked, [prerequisites], classify(asked), required=["MAT2040"]).reason == "missing_code"
+    asked = "What grade do I need in MAT-2040?"
+    composition = compose(asked, [prerequisites], classify(asked), required=["MAT2040"])
+    assert not composition.refused and "grade C" in composition.units[0].unit.text
