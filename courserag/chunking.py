@@ -121,13 +121,19 @@ def _units(text: str, count: CountTokens, target: int) -> list[_Unit]:
 
 def _located(units: list[_Unit], text: str) -> list[_Unit]:
     """The units with their offsets in `text`. Units are in order and only whitespace lies
-    between two of them, so each is the first match at or after the end of the previous."""
+    between two of them, so each is the first match at or after the end of the previous.
+    A sentence cut from its paragraph keeps the break that was there (a line break in a text
+    file's lines, nothing between two Chinese sentences) rather than a space."""
     out: list[_Unit] = []
     position = 0
     for unit in units:
         found = text.find(unit.text, position)
         start = found if found >= 0 else position
-        out.append(_Unit(unit.text, unit.header, unit.sep, start))
+        sep = unit.sep
+        if found >= 0 and out and sep == " ":
+            gap = text[position:found]
+            sep = "\n" if "\n" in gap else gap[:1]
+        out.append(_Unit(unit.text, unit.header, sep, start))
         position = start + len(unit.text) if found >= 0 else position
     return out
 

@@ -111,13 +111,16 @@ class FeedbackLog:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if path.stat().st_size + len(line) > self.max_bytes:  # full: it becomes <name>.1
+                    os.replace(path, path.with_name(path.name + ".1"))
+            except FileNotFoundError:
+                pass
             with path.open("a+b") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size and os.pread(handle.fileno(), 1, size - 1) != b"\n":
                     line = b"\n" + line  # the last line was torn (a crash mid-write): start afresh
                 handle.write(line)
-            if size + len(line) > self.max_bytes:
-                os.replace(path, path.with_name(path.name + ".1"))
 
     def record_vote(
         self,

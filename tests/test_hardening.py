@@ -65,14 +65,15 @@ def test_a_throttled_client_is_told_how_long_to_wait(monkeypatch):
     monkeypatch.setattr(instructor, "THROTTLE", TokenThrottle(max_failures=2))
     monkeypatch.setattr("courserag.ui.instructor_tab.THROTTLE", instructor.THROTTLE)
     monkeypatch.setattr("courserag.ui.instructor_tab.check_token",
-                        lambda token, client: instructor.check_token(token, client, instructor.THROTTLE))
+                        lambda token, course_id, client: instructor.check_token(token, course_id, client, instructor.THROTTLE))
     tab = InstructorTab.__new__(InstructorTab)
+    tab.engine = SimpleNamespace(courses=[])
     request = SimpleNamespace(headers={"x-forwarded-for": "198.51.100.8"}, client=SimpleNamespace(host="10.0.0.1"))
     for _ in range(2):
-        assert tab._locked("wrong", "en", request).status.startswith("🔒")
-    status = tab._locked(TOKEN, "en", request).status
+        assert tab._locked("wrong", "csc3100", "en", request).startswith("🔒")
+    status = tab._locked(TOKEN, "csc3100", "en", request)
     assert "Too many wrong tokens" in status and "s." in status
-    assert "次数过多" in tab._locked(TOKEN, "zh", request).status
+    assert "次数过多" in tab._locked(TOKEN, "csc3100", "zh", request)
 
 
 # -- feedback logs --------------------------------------------------------------------------------

@@ -48,9 +48,12 @@ HOSTILE = [
 ALLOWED_TAGS = {
     "div", "span", "p", "br", "hr", "strong", "em", "b", "i", "u", "s", "del", "sup", "sub", "code", "pre", "kbd",
     "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td",
-    "a", "details", "summary",
+    "a", "details", "summary", "button", "mark", "progress",
 }
-ALLOWED_ATTRIBUTES = {"class", "href", "title", "target", "rel", "start", "align"}
+ALLOWED_ATTRIBUTES = {
+    "class", "href", "title", "target", "rel", "start", "align",
+    "hidden", "aria-label", "type", "data-name", "value", "max", "scope", "colspan",  # the app's own markup
+}
 
 
 def markup(rendered: str) -> list[tuple[str, dict]]:
@@ -72,10 +75,12 @@ def assert_inert(rendered: str, own_details: bool = False) -> None:
     for tag, attributes in markup(rendered):
         assert tag in ALLOWED_TAGS and (tag != "details" or own_details), (tag, rendered)
         assert set(attributes) <= ALLOWED_ATTRIBUTES, (tag, attributes)
-        assert attributes.get("href", "gradio_api/file=").startswith("gradio_api/file="), attributes
+        assert attributes.get("href", "course-file/").startswith("course-file/"), attributes
         assert EVIL not in " ".join(str(v) for v in attributes.values()), attributes
         if tag == "details":
-            assert attributes.get("class", "").startswith("cr-cite"), attributes
+            assert attributes.get("class", "") == "cr-consulted", attributes
+        if tag == "button":
+            assert attributes.get("class") in ("cr-ref", "cr-open", "cr-remove-file"), attributes
     # One raw HTML block (it starts with a tag and has no line break), so the chat's Markdown
     # renderer never re-reads the text: a "![](…)" left in it would become an image there.
     assert rendered.startswith("<") and "\n" not in rendered, rendered
@@ -96,7 +101,8 @@ def test_hostile_text_is_inert_in_every_block_of_the_page(name, text):
     cite = {"n": 1, "source": text, "locator": text, "origin": "upload", "course_id": None, "text": text}
     cards = render_citations([cite], "en", DOCS)
     assert_inert(cards, own_details=True)
-    assert [tag for tag, _ in markup(cards)].count("details") == 1  # the app's one card, none from the text
+    assert [tag for tag, _ in markup(cards)].count("details") == 0  # one cited card, no "also consulted", none from the text
+    assert [c for tag, a in markup(cards) if tag == "div" for c in [a.get("class", "")] if c.startswith("cr-cite ")] == ["cr-cite cr-cite-upload"]
 
 
 @pytest.mark.parametrize("markdown, expected", [
@@ -123,8 +129,11 @@ def test_only_links_to_cited_course_files_survive():
         {"n": 1, "source": "syllabus.md", "locator": "Late policy", "origin": "course", "course_id": "csc3100", "text": "t"},
     ], "en", DOCS)
     (href,) = re.findall(r'href="([^"]+)"', html_block)
-    assert href == "gradio_api/file=courses/csc3100/syllabus.md"
+    assert href == "course-file/csc3100/syllabus.md?heading=Late%20policy"
     assert clean_html(f'<a href="{href}">x</a>', links=[href]).count("href=") == 1
+    assert "href" not in render_citations([
+        {"n": 1, "source": "../../README.md", "locator": "", "origin": "course", "course_id": "csc3100", "text": "t"},
+    ], "en", DOCS)  # outside the course folder: no link
     assert "href" not in clean_html(f'<a href="{href}">x</a>')  # not named by the caller: no link
     assert "href" not in clean_html('<a href="https://attacker.example">x</a>', links=["gradio_api/file=x"])
 
@@ -135,7 +144,7 @@ def test_citation_links_name_no_server_path():
         {"n": 1, "source": "lectures/week03_hashing.pdf", "locator": "page 4", "origin": "course", "course_id": "csc3100", "text": "t"},
     ], "en", DOCS)
     assert str(PROJECT_ROOT) not in html_block and "/work/" not in html_block
-    assert 'href="gradio_api/file=courses/csc3100/lectures/week03_hashing.pdf#page=4"' in html_block
+    assert 'href="course-file/csc3100/lectures/week03_hashing.pdf#page=4"' in html_block
 
 
 def test_every_block_render_returns_is_sanitized():

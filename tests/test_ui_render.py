@@ -155,12 +155,12 @@ def test_a_reload_finds_its_session_by_key_and_the_id_never_leaves_the_server():
     index.bind(new, sid)  # the reloaded page adopts it
     index.release_hash("old")  # the old page's unload
     index.release_sid(sid)  # ...and, an hour later, Gradio dropping the old page's state
-    assert released == []
+    assert sid not in released  # (the old page's own derived id, never used, may go)
     index.release_hash("new")
     deadline = time.monotonic() + 5
-    while not released and time.monotonic() < deadline:
+    while sid not in released and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert released == [sid]
+    assert released[-1] == sid
 
 
 def test_a_reload_restores_recent_tabs_and_says_when_they_expired():
