@@ -86,6 +86,12 @@ class GatedEmbedder(Embedder):
     def embed_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         return self.inner.embed_queries(texts, batch_size)
 
+    def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
+        return self.inner.query_for(vector, across_languages)
+
+    def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
+        return self.inner.word_vectors(words)
+
 
 # -- pages ------------------------------------------------------------------------------------
 
