@@ -66,6 +66,10 @@ def test_units_read_on_their_own(text, doc_type, expected):
         ("exactly seventeen handshakes", "number", True),
         ("O(E log E) time", "complexity", True),
         ("when it holds 37 keys", "condition", True),
+        ("The index is rebuilt nightly.", "time", True),  # how often answers a "when" too
+        ("office hours every Tuesday", "time", True),
+        ("助教每周答疑一次", "time", True),
+        ("The index is rebuilt from scratch.", "time", False),
     ],
 )
 def test_fact_kinds(text, kind, present):

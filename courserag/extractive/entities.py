@@ -22,7 +22,14 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|\b(?:first|second|third|fourth|final) year\b|\b(?:fall|spring|autumn|summer|winter) (?:term|semester)\b",
         re.IGNORECASE,
     ),
-    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}\s*(?:点|时)(?:\d{1,2}\s*分)?|(?:上午|下午|晚上|中午)", re.IGNORECASE),
+    # A time of day, or how often ("nightly", "every Monday", 每周): both answer a "when".
+    "time": re.compile(
+        r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}\s*(?:点|时)(?:\d{1,2}\s*分)?|(?:上午|下午|晚上|中午)"
+        r"|\b(?:midnight|noon|hourly|daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b"
+        r"|\bevery\s+(?:other\s+)?(?:day|night|morning|evening|week|month|year|term|semester|hour|\w+day)\b"
+        r"|每(?:天|日|晚|周|星期|月|年|小时|学期)",
+        re.IGNORECASE,
+    ),
     # Rooms are short hyphenated codes (SCI-201, LH-1; course codes have 4 digits) or a
     # place word with a name or number after it.
     "place": re.compile(
