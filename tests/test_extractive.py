@@ -41,6 +41,9 @@ def test_sentences_are_never_cut_at_abbreviations_decimals_or_colons(text, expec
          ["Merge sort is stable because of one detail: equal keys are taken from the left first."]),
         # a notebook cell's output is a unit; its code is not
         ("print(version)\nOutput:\n3.11", "ipynb", ["Output: 3.11"]),
+        # a numbered heading in a PDF is a title, not the start of the paragraph under it
+        ("三、正则化：岭回归与 Lasso\n当特征很多时，模型可能过拟合。", "pdf", ["当特征很多时，模型可能过拟合。"]),
+        ("Section 2 Hashing\nLinear probing steps by one.", "pdf", ["Linear probing steps by one."]),
         # a sentence opening with a pronoun is quoted with the one it leans on
         ("Linear probing steps by one. It suffers from primary clustering.", "md",
          ["Linear probing steps by one. It suffers from primary clustering."]),

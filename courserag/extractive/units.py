@@ -17,6 +17,16 @@ from courserag.extractive.sentences import split_sentences
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•·▪‣]|\d{1,3}[.)、]|[（(]?\d{1,2}[）)]|[a-z][.)])\s+")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
+# A PDF or text file's numbered heading ("三、正则化", "第 3 章 …", "Section 2 …"): a title, not
+# the start of the paragraph below it.
+_NUMBERED_HEADING = re.compile(r"^\s*(?:[一二三四五六七八九十]{1,3}、|第\s*[一二三四五六七八九十\d]{1,3}\s*[章节讲部分]|(?:Chapter|Section|Part)\s+\d+\b)")
+MAX_HEADING_CHARS = 40
+
+
+def _is_heading(line: str) -> bool:
+    if _HEADING.match(line):
+        return True
+    return bool(_NUMBERED_HEADING.match(line)) and len(line.strip()) <= MAX_HEADING_CHARS and not _SENTENCE_END.search(line.rstrip("：:"))
 _MARKUP = re.compile(r"\*\*|__|`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LEAD_IN_END = re.compile(r"[:：]\s*$")
@@ -104,9 +114,9 @@ def unwrap(lines: list[str]) -> list[str]:
             out.append("")
             continue
         previous = out[-1] if out else ""
-        starts_block = _LIST_ITEM.match(line) or _is_table_row(line) or _HEADING.match(line) or _FENCE.match(line)
+        starts_block = _LIST_ITEM.match(line) or _is_table_row(line) or _is_heading(line) or _FENCE.match(line)
         if previous and not starts_block and not _SENTENCE_END.search(previous) and not _is_table_row(previous) \
-                and not _HEADING.match(previous) and not _FENCE.match(previous):
+                and not _is_heading(previous) and not _FENCE.match(previous):
             glue = "" if _CJK.match(previous[-1]) and _CJK.match(line[0]) else " "
             out[-1] = previous + glue + line
         elif previous and _LIST_ITEM.match(previous) and not starts_block and not _SENTENCE_END.search(previous):
@@ -253,7 +263,7 @@ def source_units(text: str, doc_type: str = "", heading: str = "") -> list[Unit]
             builder.header = None
             builder.lead_in = ""
             continue
-        if _HEADING.match(line):
+        if _is_heading(line):
             builder.flush_colon()
             builder.header = None
             continue
