@@ -322,7 +322,7 @@ class RagEngine:
         # The course's own code names the course, not a fact: it must not lift every chunk
         # that mentions it above the one that answers.
         identifiers = ranking.extract_identifiers(query) - own_codes(course)
-        rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor)
+        rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor, self.embedder.reads_chinese)
         ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,

@@ -69,6 +69,7 @@ class GatedEmbedder(Embedder):
         self.name = inner.name
         self.dim = inner.dim
         self.window_tokens = inner.window_tokens
+        self.reads_chinese = inner.reads_chinese
 
     def _encode(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - every call is delegated
         raise NotImplementedError

@@ -140,3 +140,10 @@ def test_dim_does_not_load_the_model():
     embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
     assert embedder.dim == 384
     assert embedder._model is None
+
+
+def test_an_english_only_model_is_known_not_to_read_chinese(embedder):
+    """MiniLM's vocabulary reads most Chinese characters as [UNK], so ranking leaves Chinese
+    questions to BM25 with it (ranking.LEXICAL_ONLY_WEIGHTS); the default ensemble reads both."""
+    assert SentenceTransformerEmbedder("all-MiniLM-L6-v2").reads_chinese is False
+    assert embedder.reads_chinese is True

@@ -120,6 +120,17 @@ def test_hybrid_chinese_weighs_the_question_words_and_the_similarity_margin():
     assert [r.chunk.text for r in ranked] == ["迟交政策：每天扣百分之十"]
 
 
+def test_chinese_rests_on_bm25_when_the_embedder_cannot_read_chinese():
+    """all-MiniLM-L6-v2 reads most CJK characters as [UNK]: its similarities say nothing."""
+    loud = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.95, lexical=0.1)
+    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.20, lexical=1.0)
+    blind = ranking.rerank_hybrid([loud, right], ["迟交", "政策"], set(), True, 2, floor=0.5, vectors_read_chinese=False)
+    # BM25 orders, word evidence decides: the loud chunk holds no question word and is left out
+    assert [(r.chunk.text, round(r.score, 6)) for r in blind] == [("迟交政策：每天扣百分之十", 1.0)]
+    english = ScoredChunk(chunk("late policy"), vector=0.9, lexical=1.0)
+    assert ranking.rerank_hybrid([english], ["late", "policy"], set(), False, 1, vectors_read_chinese=False)
+
+
 @pytest.mark.parametrize(
     "similarity, floor, cross, expected",
     [

@@ -31,6 +31,9 @@ class Embedder(ABC):
     name: str
     dim: int
     window_tokens: int = 512  # tokens the model reads of one text; the rest is cut off
+    # Whether the vectors carry Chinese text at all; an English-only vocabulary reads most
+    # Chinese characters as one unknown token, and the ranking then leaves Chinese to BM25.
+    reads_chinese: bool = True
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -76,6 +76,10 @@ class CachingEmbedder(Embedder):
     def window_tokens(self) -> int:  # type: ignore[override]
         return self.inner.window_tokens
 
+    @property
+    def reads_chinese(self) -> bool:  # type: ignore[override]
+        return self.inner.reads_chinese
+
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 

@@ -69,6 +69,10 @@ class EnsembleEmbedder(Embedder):
         return np.asarray(vector, dtype=np.float32) * np.concatenate(scales)
 
     @property
+    def reads_chinese(self) -> bool:  # type: ignore[override]
+        return any(model.reads_chinese for model, _ in self.parts)
+
+    @property
     def window_tokens(self) -> int:  # type: ignore[override]
         return self.parts[0][0].window_tokens
 

@@ -112,6 +112,12 @@ def _model_folder(path: str) -> Path | None:
     return None
 
 
+# A sentence of everyday course Chinese, and the share of unknown tokens past which a model's
+# vectors are taken to be blind to Chinese.
+CHINESE_PROBE = "本课程的作业迟交政策：每迟交一天扣百分之十，期中考试在第八周举行。"
+MAX_UNKNOWN_SHARE = 0.2
+
+
 class SentenceTransformerEmbedder(Embedder):
     """sentence-transformers on the CPU; the model is loaded on first use, not at import."""
 
@@ -120,6 +126,7 @@ class SentenceTransformerEmbedder(Embedder):
         self.model_name = model_name
         self._model = None
         self._dim: int | None = None
+        self._reads_chinese: bool | None = None
         # Re-entrant: encoding holds the lock and reads `model`, which takes it too.
         self._lock = threading.RLock()
 
@@ -156,6 +163,17 @@ class SentenceTransformerEmbedder(Embedder):
         if isinstance(config, dict) and isinstance(config.get("max_seq_length"), int):
             return int(config["max_seq_length"])
         return int(self.model.max_seq_length)
+
+    @property
+    def reads_chinese(self) -> bool:  # type: ignore[override]
+        """Whether the tokenizer reads a Chinese sentence as Chinese: all-MiniLM-L6-v2's
+        English vocabulary makes over a third of its characters [UNK]."""
+        if self._reads_chinese is None:
+            tokenizer = self.model.tokenizer
+            ids = tokenizer(CHINESE_PROBE, add_special_tokens=False)["input_ids"]
+            unknown = sum(i == tokenizer.unk_token_id for i in ids)
+            self._reads_chinese = bool(ids) and unknown / len(ids) < MAX_UNKNOWN_SHARE
+        return self._reads_chinese
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         with self._lock:
