@@ -89,6 +89,10 @@ def test_fact_kinds(text, kind, present):
         ("Can Dijkstra's algorithm be used when some weights are negative?", ()),  # "when" as a conjunction
         ("What percentage of the grade is the final exam?", ("percent",)),
         ("Who is the course leader, and what is their email address?", ("email", "who")),
+        ("What is the deadline for HW4?", ("deadline",)),  # a deadline alone: its date
+        ("How many points do I lose a day after the deadline?", ("quantity",)),  # not the deadline's date
+        ("迟交截止后会扣多少分？", ("quantity",)),
+        ("Who do I email about a deadline extension?", ("email", "who")),
     ],
 )
 def test_what_a_question_asks_for(question, labels):

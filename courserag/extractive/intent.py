@@ -17,9 +17,12 @@ _RULES: tuple[tuple[str, re.Pattern, frozenset[str]], ...] = (
         # "when" as a question word (not "can it be used when …"): first, or before a verb.
         r"^\s*when\b(?! (?:does|do|did|will) (?:it|this|that|they) (?:happen|occur|apply))"
         r"|\bwhen (?:is|are|was|were|does|do|did|will|would|should|can|must|has|have)\b(?! (?:it|this|that|they) (?:happen|occur|apply))"
-        r"|\bwhat (?:date|day|days|time|times|year)\b|\bwhich (?:date|day|days|week|year)\b|\bdeadline\b|\bdue\b|\boffice hours?\b"
-        r"|什么时候|何时|哪[一几]?天|几号|几点|什么时间|截止|日期|哪一?周|哪一?年|几月|时间(?!复杂度)|答疑", re.IGNORECASE),
+        r"|\bwhat (?:date|day|days|time|times|year)\b|\bwhich (?:date|day|days|week|year)\b|\boffice hours?\b"
+        r"|什么时候|何时|哪[一几]?天|几号|几点|什么时间|日期|哪一?周|哪一?年|几月|时间(?!复杂度)|答疑", re.IGNORECASE),
      frozenset({"date", "time"})),
+    # A deadline named in the question asks for its date only when nothing else is asked:
+    # "how many points do I lose after the deadline?" asks for a number.
+    ("deadline", re.compile(r"\bdeadlines?\b|\bdue\b|截止", re.IGNORECASE), frozenset({"date", "time"})),
     ("where", re.compile(
         r"\bwhere\b|\bwhich (?:room|building|hall|lab|classroom)\b|\bwhat (?:room|building|location|venue)\b|\blocation\b|\bvenue\b"
         r"|哪里|哪儿|在哪(?![一几]?[天周年])|哪个(?:教室|地方|楼|机房)|什么地[点方]|地点", re.IGNORECASE),
@@ -44,7 +47,7 @@ _RULES: tuple[tuple[str, re.Pattern, frozenset[str]], ...] = (
      frozenset({"number", "percent", "duration", "complexity"})),
 )
 # When one of these fired, a "how many / 多少" in the same question asks for it, not for any number.
-_NARROWER = ("percent", "complexity", "when", "phone", "email")
+_NARROWER = ("percent", "complexity", "when", "phone", "email")  # ("deadline" gave way above)
 _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|may|do|does|did|will|would|should|am|must|has|have|was|were)\b|吗[？?。.!！]*\s*$|能否|是否|可不可以|能不能|有没有|会不会|算不算|可以.{0,20}吗",
     re.IGNORECASE,
@@ -83,6 +86,10 @@ def classify(question: str) -> Ask:
         labels.remove("who")
         needs.append(frozenset({"person"}))
         labels.append("who")
+    if "deadline" in labels and (len(labels) > 1):
+        index = labels.index("deadline")  # the date of a deadline is asked only when nothing else is
+        labels.pop(index)
+        needs.pop(index)
     if "quantity" in labels and any(label in labels for label in _NARROWER):
         index = labels.index("quantity")  # "what percentage…", "phone number 是多少": the narrower need wins
         labels.pop(index)
