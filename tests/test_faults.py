@@ -67,9 +67,12 @@ def docs() -> dict:
 
 
 def shown(answer) -> str:
+    """What the page shows of an answer (its HTML with entities read: links are inert there)."""
+    import html
+
     from courserag.ui import format_answer
 
-    return format_answer(answer, "en", docs())
+    return html.unescape(format_answer(answer, "en", docs()))
 
 
 def subprocess_env(**extra) -> dict:
