@@ -250,3 +250,40 @@ def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tm
     assert not e5.loaded and use._model is None
     minilm = RagEngine.from_settings(Settings(data_dir=tmp_path / "data", embedding_model="all-MiniLM-L6-v2"))
     assert minilm.embedder.dim == 384 and minilm.embedder.inner._model is None
+
+
+# -- course facts from the course directory (issue 13) ----------
+
+
+@pytest.mark.parametrize(
+    "course, question, name",
+    [
+        ("csc3100", "Who teaches CSC3100?", "Marsh"),
+        ("csc3100", "Who is the instructor?", "Marsh"),
+        ("ds2010", "这门课的老师是谁？", "李明华"),
+        ("ds2010", "谁教这门课", "李明华"),
+    ],
+)
+def test_the_course_directory_says_who_teaches_the_course_with_a_checkable_citation(engine, course, question, name):
+    import json
+
+    from courserag.ui.render import course_link, render_citations
+
+    answer = engine.ask(course, question)
+    assert not answer.refused and name in answer.answer
+    directory = [c for c in answer.citations if c["source"] == "course_directory.yaml"]
+    assert directory and directory[0]["locator"] == "course directory > instructors"
+    assert directory[0]["origin"] == "course" and directory[0]["course_id"] == course
+    assert json.loads(json.dumps(answer.to_json()))["citations"] == answer.citations
+    docs = {c.id: c.docs for c in engine.courses}
+    assert course_link(docs, directory[0]) is None  # no course file to open
+    assert "course_directory.yaml" in render_citations(answer.citations, "en", docs, answer.answer)
+
+
+def test_directory_facts_never_take_a_material_passages_place(engine):
+    # The directory's passages may join the evidence, but every passage of the materials stays.
+    question = "What is the late policy for homework?"
+    answer = engine.ask("csc3100", question)
+    material = [c for c in answer.citations if c["source"] != "course_directory.yaml"]
+    assert len(material) == min(len(answer.citations), engine.settings.retrieval.top_k)
+    assert "course_directory.yaml" not in answer.answer

@@ -122,3 +122,17 @@ def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
     asked = "What grade do I need in MAT-2040?"
     composition = compose(asked, [prerequisites], classify(asked), required=["MAT2040"])
     assert not composition.refused and "grade C" in composition.units[0].unit.text
+
+
+# -- questions with no subject words (issue 13) ---------------------
+
+
+@pytest.mark.parametrize("question", ["这门课的老师是谁？", "谁教这门课"])
+def test_a_question_of_only_question_words_is_answered_by_meaning(question):
+    staff = _item(1, "Course directory > 授课教师\n这门课的授课教师是李明华 教授。", "course_directory.yaml", "course directory > instructors", "directory")
+    far = _item(2, "Hashing\n\nDouble hashing uses a second hash function.", "notes.md", "Hashing")
+    similar = lambda texts: [0.9 if "授课" in t else 0.5 for t in texts]  # noqa: E731
+    composition = compose(question, [staff, far], classify(question), similar, floor=0.5)
+    assert not composition.refused and "李明华" in composition.units[0].unit.text
+    unrelated = lambda texts: [0.52 for _ in texts]  # noqa: E731
+    assert compose(question, [staff, far], classify(question), unrelated, floor=0.5).refused

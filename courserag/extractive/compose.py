@@ -216,8 +216,10 @@ def candidates(
                     + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights))
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
-        if cross_lingual and not translations:
-            relevance = meaning  # no word can be matched across languages: the meaning decides
+        if cross_lingual and not translations or not subject:
+            # No word can be matched across languages, or the question has none but those
+            # of its kind ("这门课的老师是谁？"): the meaning decides.
+            relevance = meaning
         else:
             relevance = 0.5 * coverage + 0.5 * meaning if similarity else coverage
         score = relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
@@ -225,8 +227,9 @@ def candidates(
     return sorted(out, key=lambda c: -c.score)
 
 
-def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float) -> str:
-    """Why the best evidence does not answer the question ("" when it does)."""
+def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float, meaning_only: bool = False) -> str:
+    """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
+    the question has no subject words, so no unit can name its subject; its meaning must do."""
     best = ranked[0]
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
     on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
@@ -237,7 +240,7 @@ def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverag
         holders = [c for c in on_subject[:8] if accepted & c.kinds]
         # In the question's language the holder must name the subject; across languages
         # (no shared words) its meaning has to do.
-        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
+        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or meaning_only or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
                    for c in holders):
             return "missing:" + "/".join(sorted(need))
     return "" if best.score > 0 else "no_evidence"
@@ -271,7 +274,8 @@ def compose(
         if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
-    reason = _refusal(ranked, ask, cross_lingual, min_coverage)
+    meaning_only = not subject_tokens(question, tuple(ignore) + tuple(required))
+    reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
     if reason:
         return Composition((), True, reason, ranked[0].n)
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
