@@ -51,11 +51,12 @@ def person_names(people: Sequence[str]) -> tuple[str, ...]:
 
 
 def directory_chunks(course: Course) -> tuple[Chunk, ...]:
-    """The course's directory fields as citable passages (none for an empty field), one
-    per field and language: the course's own and the other one, so that a question in
+    """The course's directory fields as citable passages (none for an empty field), two
+    per field: in the course's own language, then in the other one, so that a question in
     either shares words with one of them, and a quote of it is in one language only.
 
-    A passage's first line is its title, as a file's heading path would be."""
+    A passage's first line is its title, as a file's heading path would be; the locator
+    says where the fact is written ("course directory > instructors")."""
     facts = []
     if course.instructors:
         # Plain sentences, the way a question asks ("Who teaches this course?", "这门课的老师是
@@ -64,13 +65,15 @@ def directory_chunks(course: Course) -> tuple[Chunk, ...]:
                       f"The instructors who teach this course ({course.name}) are {_names(course, 'en')}.",
                       f"这门课（{course.name}）的授课教师是{_names(course, 'zh')}。"))
     if course.description:
-        facts.append(("description", "About the course", "课程简介",
+        facts.append(("description", "Description", "课程简介",
                       f"This course ({course.name}) is about: {course.description}",
                       f"这门课（{course.name}）讲的是：{course.description}"))
     chunks = []
     for field, title_en, title_zh, en, zh in facts:
         for title, line in ((title_zh, zh), (title_en, en)) if course.language == "zh" else ((title_en, en), (title_zh, zh)):
-            text = f"Course directory > {title}\n{line}"
+            # A heading path on top, as chunking puts one (context, never quoted), without
+            # the words "course directory": they would match any question about the course.
+            text = f"{course.id} > {title}\n{line}"
             chunks.append(Chunk.make(text, DIRECTORY_SOURCE, f"course directory > {field}", "course", course.id, DIRECTORY_DOC_TYPE))
     return tuple(chunks)
 
@@ -96,14 +99,16 @@ def offer_directory(
 
     A passage's similarity is its cosine with the question; its lexical score is the share
     of the question's words it holds times the best BM25 score of the course's list, so
-    that it is on that list's scale (ranking.merge_candidates divides by the list's best)."""
-    top = max((h.lexical for h in lexical_hits), default=0.0) or 1.0
+    that it is on that list's scale (ranking.merge_candidates divides by the list's best).
+    When no file of the course holds a word of the question, neither does the directory:
+    alone on the list it would get the full lexical score for a word like "course"."""
+    top = max((h.lexical for h in lexical_hits), default=0.0)
     vectors, lexicals = list(vector_hits), list(lexical_hits)
     for chunk, similarity in zip(chunks, similarities):
         hit = ScoredChunk(chunk, vector=float(similarity), store=STORE_NAME)
         vectors.append(hit)
         share = _word_share(tokens, chunk.text)
-        if share > 0:
+        if share > 0 and top > 0:
             lexicals.append(replace(hit, lexical=share * top))
     return vectors, lexicals
 
@@ -134,14 +139,19 @@ class DirectoryFacts:
 
     def offer(self, course: Course, embed: Callable[[list[str]], object], vector, tokens: Sequence[str],
               vector_hits: Sequence[ScoredChunk], lexical_hits: Sequence[ScoredChunk]) -> tuple[list[ScoredChunk], list[ScoredChunk]]:
-        """`offer_directory` with the passages' similarity to the question's `vector`."""
+        """`offer_directory` with the passages' similarity to the question's `vector`.
+
+        Both passages of a field are as similar as the one in the course's language: the
+        one in the other language would otherwise outscore every file of the course for
+        a question in that language, only by sharing its language."""
         chunks = directory_chunks(course)
+        own = [chunks[i - i % 2] for i in range(len(chunks))]  # (own, other) pairs, own first
         with self._lock:
-            missing = [c for c in chunks if c.id not in self._vectors]
+            missing = [c for c in chunks[::2] if c.id not in self._vectors]
         if missing:
             embedded = embed([c.text for c in missing])
             with self._lock:
                 self._vectors.update(zip((c.id for c in missing), embedded))
         with self._lock:
-            similarities = [float(self._vectors[c.id] @ vector) for c in chunks]
+            similarities = [float(self._vectors[c.id] @ vector) for c in own]
         return offer_directory(chunks, similarities, tokens, vector_hits, lexical_hits)

@@ -38,7 +38,8 @@ def test_each_field_is_a_citable_passage_in_both_languages_the_courses_first(lan
     assert all(c.source == DIRECTORY_SOURCE and c.origin == "course" and c.course_id == "cmp4010" for c in chunks)
     assert chunks[0].text.split("\n")[1] == first_line
     assert len({c.id for c in chunks}) == 4
-    assert all(c.text.startswith("Course directory > ") for c in chunks)
+    titles = ["Instructors", "Description"] if language == "en" else ["授课教师", "课程简介"]
+    assert [c.text.split("\n")[0] for c in chunks][::2] == [f"cmp4010 > {t}" for t in titles]
 
 
 @pytest.mark.parametrize(
@@ -78,9 +79,16 @@ def test_offered_passages_join_both_lists_on_the_courses_lexical_scale():
     assert material == lexicals[:2]
 
 
-def test_a_passage_sharing_no_word_is_not_a_lexical_candidate():
-    _, lexicals = offer_directory(directory_chunks(_course()), [0.1] * 4, ["quantum", "chromodynamics"], [], [])
-    assert lexicals == []
+@pytest.mark.parametrize(
+    "tokens, material",
+    [
+        (["quantum", "chromodynamics"], [_hit("a", 0, lexical=3.0)]),  # no word in common
+        (["instructors"], []),  # no file holds a word of the question: nor does the directory
+    ],
+)
+def test_no_lexical_candidate_without_a_word_on_the_courses_scale(tokens, material):
+    _, lexicals = offer_directory(directory_chunks(_course()), [0.1] * 4, tokens, [], material)
+    assert lexicals == material
 
 
 @pytest.mark.parametrize(
