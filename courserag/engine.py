@@ -28,6 +28,7 @@ from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_mat
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.extractive import classify, compose, render
+from courserag.extractive.recency import say_date
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -467,6 +468,8 @@ def _lead(question: str, composition) -> str:
     quoted = " ".join(c.unit.text for c in composition.units)
     lang, source = _language(question), _language(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
+    if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
+        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
     return Notice(code).text(lang)
 
 

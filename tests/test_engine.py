@@ -252,7 +252,7 @@ def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tm
     assert minilm.embedder.dim == 384 and minilm.embedder.inner._model is None
 
 
-# -- course facts from the course directory (issue 13) ----------
+# -- course facts from the course directory, and newer notices first (issue 13) ----------
 
 
 @pytest.mark.parametrize(
@@ -287,3 +287,34 @@ def test_directory_facts_never_take_a_material_passages_place(engine):
     material = [c for c in answer.citations if c["source"] != "course_directory.yaml"]
     assert len(material) == min(len(answer.citations), engine.settings.retrieval.top_k)
     assert "course_directory.yaml" not in answer.answer
+
+
+def test_a_dated_notice_of_a_change_is_quoted_before_the_older_syllabus(tmp_path, embedder):
+    from courserag.courses import load_course_directory
+    from courserag.indexer import build_course
+    from courserag.settings import Settings
+    from courserag.stores import LocalCourseStore
+
+    folder = tmp_path / "courses" / "bio1010"
+    folder.mkdir(parents=True)
+    (folder / "syllabus.md").write_text(
+        "# BIO1010 Cell Biology\n\n## Midterm exam\n\nThe midterm exam is held on 2026-10-21 in room A-101.\n\n"
+        "## Grading\n\nHomework counts 30% and the final exam 70%.\n", encoding="utf-8")
+    (folder / "notices.txt").write_text(
+        "BIO1010 notices\n\n[2026-10-02] Welcome\nLabs start in week 2.\n\n"
+        "[2026-10-12] Midterm exam room changed\nThe midterm exam has moved to Lecture Hall LH-7.\n", encoding="utf-8")
+    (tmp_path / "course_directory.yaml").write_text(
+        "courses:\n  - id: bio1010\n    name: BIO1010 Cell Biology\n    description: Cells.\n    language: en\n"
+        "    docs: courses/bio1010\n    instructors: [\"Dr. Mae Jemison\"]\n", encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data")
+    store = LocalCourseStore(tmp_path / "data" / "index", embedder.dim)
+    directory = load_course_directory(tmp_path / "course_directory.yaml")
+    build_course(directory.get("bio1010"), store, embedder, settings)
+    engine = RagEngine(settings, directory, store, embedder)
+    answer = engine.ask("bio1010", "Which room is the midterm exam in?")
+    assert not answer.refused
+    quotes = [line for line in answer.answer.splitlines() if line.startswith("- ")]
+    assert "LH-7" in quotes[0], answer.answer
+    if any("A-101" in line for line in quotes):
+        assert "2026-10-12" in answer.answer  # the answer says which statement is newer
+    assert "Jemison" not in answer.answer
