@@ -120,11 +120,16 @@ def is_directory(hit: ScoredChunk) -> bool:
 def keep_material(ranked: Sequence[ScoredChunk], top_k: int) -> list[ScoredChunk]:
     """The first `top_k` passages of the materials (and notes), with the directory facts
     that rank among them: a fact is added to the evidence, never put in the place of a
-    passage of the materials. `ranked` must be ranked to `top_k` plus the facts offered."""
-    out, material = [], 0
+    passage of the materials; of a field's two passages (two languages) only the better
+    one. `ranked` must be ranked to `top_k` plus the facts offered."""
+    out, material, fields = [], 0, set()
     for hit in ranked:
         if material >= top_k:
             break
+        if is_directory(hit):
+            if hit.chunk.locator in fields:
+                continue
+            fields.add(hit.chunk.locator)
         out.append(hit)
         material += not is_directory(hit)
     return out

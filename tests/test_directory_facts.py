@@ -21,7 +21,8 @@ def _course(language="en", instructors=("Dr. Ada Byron", "Prof. Alan Kay"), desc
 
 def _hit(name: str, score: float, directory: bool = False, lexical: float = 0.0) -> ScoredChunk:
     source = DIRECTORY_SOURCE if directory else f"{name}.md"
-    chunk = Chunk.make(name, source, "x", "course", "cmp4010", "directory" if directory else "md")
+    locator = f"course directory > {name.rstrip('2')}" if directory else "x"  # "f2": field f in the other language
+    chunk = Chunk.make(name, source, locator, "course", "cmp4010", "directory" if directory else "md")
     return ScoredChunk(chunk, score=score, lexical=lexical)
 
 
@@ -99,6 +100,8 @@ def test_no_lexical_candidate_without_a_word_on_the_courses_scale(tokens, materi
         # a fact below the last kept passage is left out
         ([("a", False), ("b", False), ("f", True)], 2, ["a", "b"]),
         ([("f", True), ("g", True), ("a", False)], 1, ["f", "g", "a"]),
+        # a field's passage in the other language adds nothing to the first
+        ([("f", True), ("a", False), ("f2", True), ("b", False)], 2, ["f", "a", "b"]),
         ([("a", False), ("b", False), ("c", False)], 2, ["a", "b"]),
         ([], 3, []),
     ],
