@@ -24,9 +24,11 @@ from courserag.answering import ChatAnswerer, build_messages
 from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
+from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_material, person_names
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.extractive import classify, compose, render
+from courserag.extractive.recency import say_date
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -90,6 +92,7 @@ class RagEngine:
         self._pending = PendingUploads()
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
+        self._directory = DirectoryFacts()  # the courses' directory fields as passages
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
@@ -311,6 +314,7 @@ class RagEngine:
         lexical_lists: list[list[ScoredChunk]] = []
         if scope in ("both", "course"):
             course_vec, course_lex = self._search_course(course_id, vector, tokens, n, notices)
+            course_vec, course_lex = self._directory.offer(course, self._embed_texts, vector, tokens, course_vec, course_lex)
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
         pool = self.sessions.peek(session_id) if scope in ("both", "notes") else None
@@ -323,7 +327,7 @@ class RagEngine:
         # that mentions it above the one that answers.
         identifiers = ranking.extract_identifiers(query) - own_codes(course)
         rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor, self.embedder.reads_chinese)
-        ranked = self.ranker.rank(candidates, rank_query, cfg.top_k)
+        ranked = keep_material(self.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,
             cfg.max_chunk_tokens, cfg.context_token_budget,
@@ -421,13 +425,15 @@ class RagEngine:
     def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
         """Quote the units that answer, or refuse and point at the nearest source."""
 
+        course = self.course(answer.course_id)
+
         def similarity(texts: list[str]):
             return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ retrieval.vector
 
         composition = compose(
             retrieval.query, retrieval.items, classify(retrieval.query), similarity,
             floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
-            ignore=tuple(own_codes(self.course(answer.course_id))), word_vectors=self.embedder.word_vectors,
+            ignore=tuple(own_codes(course)), word_vectors=self.embedder.word_vectors, people=person_names(course.instructors),
         )
         if composition.refused:
             if composition.reason == "missing_code":
@@ -462,6 +468,8 @@ def _lead(question: str, composition) -> str:
     quoted = " ".join(c.unit.text for c in composition.units)
     lang, source = _language(question), _language(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
+    if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
+        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
     return Notice(code).text(lang)
 
 

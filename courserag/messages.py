@@ -373,6 +373,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "From the materials:",
         "zh": "答案摘自英文课程资料：",
     },
+    # Said after the lead when a dated notice of a change is quoted first (extractive/recency.py).
+    "answer_newer_first": {
+        "en": "(The first passage is from a notice of {date}; where the materials differ, it is the newer word.)",
+        "zh": "（第一条摘自 {date} 的通知；资料说法不一致时，以这条较新的通知为准。）",
+    },
     # -- the language model -------------------------------------------------------------
     "llm_failed": {
         "en": "the language model at {host} failed ({kind})",

@@ -250,3 +250,71 @@ def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tm
     assert not e5.loaded and use._model is None
     minilm = RagEngine.from_settings(Settings(data_dir=tmp_path / "data", embedding_model="all-MiniLM-L6-v2"))
     assert minilm.embedder.dim == 384 and minilm.embedder.inner._model is None
+
+
+# -- course facts from the course directory, and newer notices first (issue 13) ----------
+
+
+@pytest.mark.parametrize(
+    "course, question, name",
+    [
+        ("csc3100", "Who teaches CSC3100?", "Marsh"),
+        ("csc3100", "Who is the instructor?", "Marsh"),
+        ("ds2010", "这门课的老师是谁？", "李明华"),
+        ("ds2010", "谁教这门课", "李明华"),
+    ],
+)
+def test_the_course_directory_says_who_teaches_the_course_with_a_checkable_citation(engine, course, question, name):
+    import json
+
+    from courserag.ui.render import course_link, render_citations
+
+    answer = engine.ask(course, question)
+    assert not answer.refused and name in answer.answer
+    directory = [c for c in answer.citations if c["source"] == "course_directory.yaml"]
+    assert directory and directory[0]["locator"] == "course directory > instructors"
+    assert directory[0]["origin"] == "course" and directory[0]["course_id"] == course
+    assert json.loads(json.dumps(answer.to_json()))["citations"] == answer.citations
+    docs = {c.id: c.docs for c in engine.courses}
+    assert course_link(docs, directory[0]) is None  # no course file to open
+    assert "course_directory.yaml" in render_citations(answer.citations, "en", docs, answer.answer)
+
+
+def test_directory_facts_never_take_a_material_passages_place(engine):
+    # The directory's passages may join the evidence, but every passage of the materials stays.
+    question = "What is the late policy for homework?"
+    answer = engine.ask("csc3100", question)
+    material = [c for c in answer.citations if c["source"] != "course_directory.yaml"]
+    assert len(material) == min(len(answer.citations), engine.settings.retrieval.top_k)
+    assert "course_directory.yaml" not in answer.answer
+
+
+def test_a_dated_notice_of_a_change_is_quoted_before_the_older_syllabus(tmp_path, embedder):
+    from courserag.courses import load_course_directory
+    from courserag.indexer import build_course
+    from courserag.settings import Settings
+    from courserag.stores import LocalCourseStore
+
+    folder = tmp_path / "courses" / "bio1010"
+    folder.mkdir(parents=True)
+    (folder / "syllabus.md").write_text(
+        "# BIO1010 Cell Biology\n\n## Midterm exam\n\nThe midterm exam is held on 2026-10-21 in room A-101.\n\n"
+        "## Grading\n\nHomework counts 30% and the final exam 70%.\n", encoding="utf-8")
+    (folder / "notices.txt").write_text(
+        "BIO1010 notices\n\n[2026-10-02] Welcome\nLabs start in week 2.\n\n"
+        "[2026-10-12] Midterm exam room changed\nThe midterm exam has moved to Lecture Hall LH-7.\n", encoding="utf-8")
+    (tmp_path / "course_directory.yaml").write_text(
+        "courses:\n  - id: bio1010\n    name: BIO1010 Cell Biology\n    description: Cells.\n    language: en\n"
+        "    docs: courses/bio1010\n    instructors: [\"Dr. Mae Jemison\"]\n", encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data")
+    store = LocalCourseStore(tmp_path / "data" / "index", embedder.dim)
+    directory = load_course_directory(tmp_path / "course_directory.yaml")
+    build_course(directory.get("bio1010"), store, embedder, settings)
+    engine = RagEngine(settings, directory, store, embedder)
+    answer = engine.ask("bio1010", "Which room is the midterm exam in?")
+    assert not answer.refused
+    quotes = [line for line in answer.answer.splitlines() if line.startswith("- ")]
+    assert "LH-7" in quotes[0], answer.answer
+    if any("A-101" in line for line in quotes):
+        assert "2026-10-12" in answer.answer  # the answer says which statement is newer
+    assert "Jemison" not in answer.answer

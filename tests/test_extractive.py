@@ -133,3 +133,95 @@ def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
     asked = "What grade do I need in MAT-2040?"
     composition = compose(asked, [prerequisites], classify(asked), required=["MAT2040"])
     assert not composition.refused and "grade C" in composition.units[0].unit.text
+
+
+# -- newer statements, and questions with no subject words (issue 13) -------------------
+
+from courserag.extractive.recency import issued, states_change  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "text, quote, date",
+    [
+        ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "The midterm is in LH-1.", (2026, 10, 6)),
+        ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "", (2026, 11, 10)),
+        ("期中考试通知\n二、考试地点：理学楼101教室。\nDS2010 课程组\n2026年10月9日", "二、考试地点：理学楼101教室。", (2026, 10, 9)),
+        ("Posted: 2026-03-02\nThe quiz moved to Friday.", "The quiz moved to Friday.", (2026, 3, 2)),
+        # a date inside a sentence or a table row dates an event, not the text
+        ("The midterm is on Tuesday 2026-10-20 in class.", "", None),
+        ("| Week 8 | 2026-10-20 | Midterm |", "", None),
+    ],
+)
+def test_a_notice_is_dated_by_its_stamp_not_by_the_dates_it_mentions(text, quote, date):
+    assert issued(text, quote) == date
+
+
+@pytest.mark.parametrize(
+    "sentence, change",
+    [
+        ("The midterm is now held in LH-2.", True),
+        ("Room change: the quiz has moved to Lab C2.", True),
+        ("The midterm is in LH-1 (not our usual room SCI-201).", True),
+        ("期中考试地点改为理学楼 101 教室。", True),
+        ("答疑时间调整为周四下午。", True),
+        ("The midterm is held in room A-101.", False),
+        ("期中考试在理学楼 101 教室。", False),
+    ],
+)
+def test_a_sentence_that_replaces_an_earlier_one_says_so(sentence, change):
+    assert states_change(sentence) is change
+
+
+@pytest.mark.parametrize(
+    "question, syllabus, notice, first",
+    [
+        ("Which room is the midterm exam in?", "Midterm exam\n\nThe midterm exam is held in room A-101.",
+         "[2026-10-06] Midterm exam room\nThe midterm exam has moved to Lecture Hall LH-2.", "LH-2"),
+        ("期中考试在哪个教室？", "期中考试\n\n期中考试在理学楼 305 教室进行。",
+         "期中考试通知\n期中考试地点改为理学楼 101 教室。\n2026年10月9日", "理学楼 101"),
+    ],
+)
+def test_a_dated_change_is_quoted_first(question, syllabus, notice, first):
+    items = [_item(1, syllabus, locator="Syllabus > Midterm exam"), _item(2, notice, "notices.txt", "lines 1-3", "txt")]
+    composition = compose(question, items, classify(question))
+    assert not composition.refused
+    assert first in composition.units[0].unit.text and composition.units[0].n == 2
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "The midterm exam has moved to Lecture Hall LH-2.",  # a change, but of no date
+        "[2026-10-06] Exams\nThe midterm exam is held in Lecture Hall LH-2.",  # dated, but no change
+    ],
+)
+def test_without_a_dated_change_the_sources_keep_their_order(notice):
+    items = [_item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam"),
+             _item(2, notice, "notices.txt", "lines 1-3", "txt")]
+    composition = compose("Which room is the midterm exam in?", items, classify("Which room is the midterm exam in?"))
+    assert composition.newer is None
+    assert [c.n for c in composition.units] == sorted(c.n for c in composition.units)
+
+
+def test_a_newer_notice_that_overrules_the_best_unit_leads_and_is_named_with_its_date():
+    # the syllabus ranks first; the lower-ranked notice of a change still leads, and says when
+    question = "Which room is the midterm exam in?"
+    syllabus = _item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam")
+    notice = _item(4, "[2026-10-06] Midterm exam\nThe midterm exam is now held in LH-2.", "notices.txt", "lines 1-2", "txt")
+    composition = compose(question, [syllabus, notice], classify(question))
+    assert [c.n for c in composition.units] == [4, 1] and composition.newer == (2026, 10, 6)
+    # an older notice does not overrule a newer entry (the later one is the best unit)
+    later = _item(1, "[2026-10-20] Midterm exam\nThe midterm exam is held in room B-2 after all.", "notices.txt", "lines 5-6", "txt")
+    composition = compose(question, [later, notice], classify(question))
+    assert composition.units[0].n == 1 and composition.newer is None
+
+
+@pytest.mark.parametrize("question", ["这门课的老师是谁？", "谁教这门课"])
+def test_a_question_of_only_question_words_is_answered_by_meaning(question):
+    staff = _item(1, "授课教师\n这门课的授课教师是李明华 教授。", "course_directory.yaml", "course directory > instructors", "directory")
+    far = _item(2, "Hashing\n\nDouble hashing uses a second hash function.", "notes.md", "Hashing")
+    similar = lambda texts: [0.9 if "授课" in t else 0.5 for t in texts]  # noqa: E731
+    composition = compose(question, [staff, far], classify(question), similar, floor=0.5)
+    assert not composition.refused and "李明华" in composition.units[0].unit.text
+    unrelated = lambda texts: [0.52 for _ in texts]  # noqa: E731
+    assert compose(question, [staff, far], classify(question), unrelated, floor=0.5).refused

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 from courserag.extractive.entities import kinds_in
 from courserag.extractive.intent import Ask
+from courserag.extractive.recency import issued, states_change
 from courserag.extractive.units import Unit, source_units
 from courserag.packing import ContextItem
 from courserag.codes import course_codes
@@ -60,6 +61,11 @@ CROSS_ON_SUBJECT_MARGIN = 0.07
 # The unit that holds the kind of fact asked for must also be about the question's subject:
 # "Which room is the final exam in?" is not answered by the midterm's room.
 NEED_COVERAGE = 0.6
+# A dated notice that says something changed ("moved to LH-1", "改为") is the newer word on
+# its subject: it gains this much, and it is quoted first when it is about what the best
+# unit is about and scores within NEWER_REACH of it.
+NEWER_BONUS = 0.1
+NEWER_REACH = 0.35
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,13 @@ class Candidate:
     coverage: float  # weighted share of the question's subject words in the unit's context
     margin: float  # similarity to the question above its floor (0 without an embedder)
     score: float
+    issued: tuple[int, int, int] | None = None  # the date of the notice it is from (recency.py)
+    change: bool = False  # it says it replaces something said before
+
+    @property
+    def newer(self) -> bool:
+        """A dated statement of a change: it outranks what older material says."""
+        return self.issued is not None and self.change
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,7 @@ class Composition:
     refused: bool
     reason: str = ""
     nearest: int | None = None
+    newer: tuple[int, int, int] | None = None  # the date of a notice quoted first as the newer word
 
 
 def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
@@ -196,6 +210,7 @@ def candidates(
     pool = pool[:MAX_SCORED_UNITS]
     if not pool:
         return []
+    texts = {item.n: item.text for item in items}
     margins = [float(s) - floor for s in similarity([u.text for _, u in pool])] if similarity else [0.0] * len(pool)
     # Across languages a word is matched through its translation; within one, through a
     # near-synonym ("sick" / "illness"), at a stricter similarity.
@@ -216,17 +231,23 @@ def candidates(
                     + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights))
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
-        if cross_lingual and not translations:
-            relevance = meaning  # no word can be matched across languages: the meaning decides
+        if cross_lingual and not translations or not subject:
+            # No word can be matched across languages, or the question has none but those
+            # of its kind ("这门课的老师是谁？"): the meaning decides.
+            relevance = meaning
         else:
             relevance = 0.5 * coverage + 0.5 * meaning if similarity else coverage
-        score = relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
-        out.append(Candidate(n, unit, kinds, coverage, margin, score))
+        date = issued(texts[n], unit.text) if n in texts else None
+        change = date is not None and states_change(unit.text)
+        score = (relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
+                 + NEWER_BONUS * change)
+        out.append(Candidate(n, unit, kinds, coverage, margin, score, date, change))
     return sorted(out, key=lambda c: -c.score)
 
 
-def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float) -> str:
-    """Why the best evidence does not answer the question ("" when it does)."""
+def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float, meaning_only: bool = False) -> str:
+    """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
+    the question has no subject words, so no unit can name its subject; its meaning must do."""
     best = ranked[0]
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
     on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
@@ -237,7 +258,7 @@ def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverag
         holders = [c for c in on_subject[:8] if accepted & c.kinds]
         # In the question's language the holder must name the subject; across languages
         # (no shared words) its meaning has to do.
-        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
+        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or meaning_only or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
                    for c in holders):
             return "missing:" + "/".join(sorted(need))
     return "" if best.score > 0 else "no_evidence"
@@ -271,13 +292,41 @@ def compose(
         if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
-    reason = _refusal(ranked, ask, cross_lingual, min_coverage)
+    meaning_only = not subject_tokens(question, tuple(ignore) + tuple(required))
+    reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
     if reason:
         return Composition((), True, reason, ranked[0].n)
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
-    chosen = _select(ranked, ask, lambda c: c.coverage >= min_coverage or c.margin >= needed_margin)
-    chosen.sort(key=lambda c: (c.n, c.unit.position))
-    return Composition(tuple(chosen), False)
+    on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
+    chosen = _select(ranked, ask, on_subject)
+    chosen, newer = _newer_first(chosen, ranked, ask, on_subject)
+    return Composition(tuple(chosen), False, newer=newer)
+
+
+def _newer_first(chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]
+                 ) -> tuple[list[Candidate], tuple[int, int, int] | None]:
+    """The chosen units in source order, but a dated statement of a change about what the
+    best unit answers first (added when it was left out): the syllabus may name a room
+    that a later announcement changed. Also the notice's date, when it is put before
+    other statements (the answer says so); None otherwise."""
+    best = chosen[0]
+    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+
+    def same_subject(c: Candidate) -> bool:
+        # It names the question's subject about as well as the best unit does (or well enough)
+        # and holds a kind of fact asked for that the best unit holds.
+        return (on_subject(c) and c.score >= best.score - NEWER_REACH and c.coverage >= min(best.coverage, NEED_COVERAGE)
+                and (not ask.needs or any(need & c.kinds and need & best.kinds for need in ask.needs)))
+
+    # Only newer than the best unit: a notice's later entry is not overruled by its earlier one.
+    rivals = [c for c in ranked if c.newer and same_subject(c) and (c is best or best.issued is None or c.issued > best.issued)]
+    if not rivals:
+        return sorted(chosen, key=lambda c: (c.n, c.unit.position)), None
+    pick = max(rivals, key=lambda c: (c.issued, c.score))
+    rest = [c for c in chosen if c is not pick and not _contained(c, [pick])]
+    rest = sorted(rest[: limit - 1], key=lambda c: (c.n, c.unit.position))
+    overruled = pick is not best or any(c.issued is None or c.issued < pick.issued for c in rest)
+    return [pick, *rest], pick.issued if overruled else None
 
 
 def _distance(candidate: Candidate, anchor: Candidate) -> tuple[int, int]:
