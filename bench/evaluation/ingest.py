@@ -76,9 +76,11 @@ def ingest(
 
 def build_directory(course_ids: Iterable[str], docs: Path, language: str = "en") -> CourseDirectory:
     """An in-memory course directory for the engine (docs is never read during retrieval).
-    `language` is the passages' language, as course_directory.yaml would say it."""
+    `language` is the passages' language, as course_directory.yaml would say it. No
+    description and no instructors: directory facts (directory_facts.py) have no gold
+    passage, so the sets measure the materials alone."""
     return CourseDirectory(
-        tuple(Course(cid, cid, "evaluation course", language, Path(docs)) for cid in OrderedDict.fromkeys(course_ids))
+        tuple(Course(cid, cid, "", language, Path(docs)) for cid in OrderedDict.fromkeys(course_ids))
     )
 
 
