@@ -24,11 +24,10 @@ from courserag.answering import ChatAnswerer, build_messages
 from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
 from courserag.courses import Course, CourseDirectory, load_course_directory
-from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_material, person_names
+from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_material
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
-from courserag.extractive import classify, compose, render
-from courserag.extractive.recency import say_date
+from courserag.answer_text import refuse, write_extractive
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -371,9 +370,9 @@ class RagEngine:
         codes = check_codes(retrieval.query, self.course(course_id), self.directory)
         if codes.about_another_course:
             code, other = codes.other_courses[0]
-            _refuse(answer, "answer_other_course", code=code, name=other.name)
+            refuse(answer, "answer_other_course", code=code, name=other.name)
         elif not retrieval.items:
-            _refuse(answer, "answer_not_found")
+            refuse(answer, "answer_not_found")
         elif self.answerer is not None:
             yield from self._llm_answer(question, retrieval, answer, codes, history)
         else:
@@ -400,7 +399,7 @@ class RagEngine:
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text
             if LLM_REFUSAL_MARKER in text:
-                _refuse(answer, "answer_not_found")
+                refuse(answer, "answer_not_found")
             else:
                 answer.answer, answer.mode = text.strip(), "llm"
         except LLMUnavailableError as exc:
@@ -425,23 +424,10 @@ class RagEngine:
     def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
         """Quote the units that answer, or refuse and point at the nearest source."""
 
-        course = self.course(answer.course_id)
-
         def similarity(texts: list[str]):
             return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ retrieval.vector
 
-        composition = compose(
-            retrieval.query, retrieval.items, classify(retrieval.query), similarity,
-            floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
-            ignore=tuple(own_codes(course)), word_vectors=self.embedder.word_vectors, people=person_names(course.instructors),
-        )
-        if composition.refused:
-            if composition.reason == "missing_code":
-                _refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
-            else:
-                _refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
-            return
-        answer.answer = render(composition, _lead(answer.question, composition))
+        write_extractive(answer, retrieval, codes, self.course(answer.course_id), similarity, self.embedder.word_vectors)
 
     def ask(
         self,
@@ -458,32 +444,3 @@ class RagEngine:
         assert isinstance(final, Answer)
         return final
 
-
-def _language(text: str) -> str:
-    return "zh" if is_chinese(text) else "en"
-
-
-def _lead(question: str, composition) -> str:
-    """"From the materials:", saying so when the quotes are in the other language."""
-    quoted = " ".join(c.unit.text for c in composition.units)
-    lang, source = _language(question), _language(quoted)
-    code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
-    if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
-        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
-    return Notice(code).text(lang)
-
-
-def _item(retrieval: Retrieval, n: int | None):
-    return next((item for item in retrieval.items if item.n == n), None)
-
-
-def _refuse(answer: Answer, message: str, nearest=None, **params) -> None:
-    """A plain "not found" (or why not) in the question's language; no citations, and the
-    nearest related source offered as a place to look, not as an answer."""
-    lang = _language(answer.question)
-    text = Notice(message, params).text(lang)
-    if nearest is not None:
-        chunk = nearest.hit.chunk
-        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": chunk.locator}).text(lang)
-        answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
-    answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []
