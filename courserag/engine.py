@@ -306,7 +306,7 @@ class RagEngine:
         query = self._standalone_query(question, history)
         tokens = word_tokens(query)
         across = is_chinese(query) != (course.language == "zh")  # a Chinese question in an English course, say
-        vector = self.embedder.query_for(self.embedder.embed_query(query), across)
+        vector = self.embedder.embed_query_for(query, across)
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
@@ -425,7 +425,8 @@ class RagEngine:
         """Quote the units that answer, or refuse and point at the nearest source."""
 
         def similarity(texts: list[str]):
-            return self.embedder.embed_batch(texts, self.settings.embedding_batch_size) @ retrieval.vector
+            vectors = self.embedder.embed_passages_for(texts, retrieval.across_languages, self.settings.embedding_batch_size)
+            return vectors @ retrieval.vector
 
         write_extractive(answer, retrieval, codes, self.course(answer.course_id), similarity, self.embedder.word_vectors)
 

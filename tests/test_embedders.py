@@ -147,3 +147,25 @@ def test_an_english_only_model_is_known_not_to_read_chinese(embedder):
     questions to BM25 with it (ranking.LEXICAL_ONLY_WEIGHTS); the default ensemble reads both."""
     assert SentenceTransformerEmbedder("all-MiniLM-L6-v2").reads_chinese is False
     assert embedder.reads_chinese is True
+
+
+def test_a_question_in_one_language_skips_the_part_it_does_not_weigh(embedder, monkeypatch):
+    """In one language the default ensemble searches with E5 alone: computing USE's block
+    (scaled by 0) only cost time. The vectors and scores are the same as computing it."""
+    import numpy as np
+
+    ensemble = embedder.inner
+    use_model = next(model for model, _ in ensemble.parts if model.name.startswith("use-"))
+    question, units = "When is the midterm exam?", ["The midterm is on 2026-10-20.", "期中考试在第八周。"]
+    full = embedder.query_for(embedder.embed_query(question), False)
+    scores = embedder.embed_batch(units) @ full
+    calls = []
+    monkeypatch.setattr(use_model, "embed_queries", lambda *a, **k: calls.append(a) or pytest.fail("USE ran"))
+    monkeypatch.setattr(use_model, "embed_batch", lambda *a, **k: calls.append(a) or pytest.fail("USE ran"))
+    fast = embedder.embed_query_for(question, False)
+    assert np.allclose(fast, full, atol=1e-5)
+    assert np.allclose(embedder.embed_passages_for(units, False) @ fast, scores, atol=1e-5)
+    assert calls == []
+    monkeypatch.undo()
+    across = embedder.embed_query_for("期中考试是什么时候？", True)  # across languages both parts count
+    assert np.allclose(across, embedder.query_for(embedder.embed_query("期中考试是什么时候？"), True), atol=1e-6)

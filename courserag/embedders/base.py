@@ -73,6 +73,16 @@ class Embedder(ABC):
         model is not good at words alone (an ensemble with USE is: ensemble.py)."""
         return None
 
+    def embed_query_for(self, text: str, across_languages: bool) -> np.ndarray:
+        """The question's search vector, `query_for(embed_query(text), …)`; an ensemble
+        computes only the parts that vector weighs."""
+        return self.query_for(self.embed_query(text), across_languages)
+
+    def embed_passages_for(self, texts: Sequence[str], across_languages: bool, batch_size: int = 32) -> np.ndarray:
+        """Passage vectors to score against an `embed_query_for` vector (an answer's units);
+        an ensemble leaves out, as zeros, the parts that vector does not weigh."""
+        return self.embed_batch(texts, batch_size)
+
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         """The question's vector for searching in the same language or across languages.
 

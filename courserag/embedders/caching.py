@@ -86,6 +86,16 @@ class CachingEmbedder(Embedder):
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         return self.inner.query_for(vector, across_languages)
 
+    def embed_query_for(self, text: str, across_languages: bool) -> np.ndarray:
+        if across_languages:
+            return self.query_for(self.embed_query(text), True)
+        return self._cached([text], "query-in-language", lambda part: np.stack([self.inner.embed_query_for(t, False) for t in part]))[0]
+
+    def embed_passages_for(self, texts: Sequence[str], across_languages: bool, batch_size: int = 32) -> np.ndarray:
+        if self.cache_passages:  # the evaluation's disk cache holds whole vectors
+            return self.embed_batch(texts, batch_size)
+        return self.inner.embed_passages_for(texts, across_languages, batch_size)
+
     def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
         return self.inner.word_vectors(words)
 
@@ -96,7 +106,7 @@ class CachingEmbedder(Embedder):
 
     def _key(self, text: str, kind: str) -> str:
         # Passage keys are those the evaluation and benchmark caches have always used.
-        prefix = f"{self.name}\x1f" if kind == "passage" else f"{self.name}\x1fquery\x1f"
+        prefix = f"{self.name}\x1f" if kind == "passage" else f"{self.name}\x1f{kind}\x1f"
         return hashlib.sha256(f"{prefix}{text}".encode("utf-8")).hexdigest()[:32]
 
     def _load(self) -> None:

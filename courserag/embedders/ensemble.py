@@ -68,6 +68,29 @@ class EnsembleEmbedder(Embedder):
         scales = [np.full(model.dim, wanted / weight, dtype=np.float32) for (model, weight), wanted in zip(self.parts, self.in_language)]
         return np.asarray(vector, dtype=np.float32) * np.concatenate(scales)
 
+    def _weighed(self, across_languages: bool) -> list[bool]:
+        """Which parts a question's vector weighs (in one language, USE weighs nothing)."""
+        return [True] * len(self.parts) if across_languages else [w > 0 for w in self.in_language]
+
+    def _partial(self, count: int, encode, use: list[bool]) -> np.ndarray:
+        """`_join` of the parts in `use`, zeros for the others (never computed)."""
+        blocks = [
+            l2_normalize(encode(model)) * np.float32(np.sqrt(weight)) if on else np.zeros((count, model.dim), np.float32)
+            for (model, weight), on in zip(self.parts, use)
+        ]
+        return np.concatenate(blocks, axis=1)
+
+    def embed_query_for(self, text: str, across_languages: bool) -> np.ndarray:
+        # In one language only E5 counts (query_for scales USE's block by 0): USE's ~20 ms
+        # per question is skipped, not computed and thrown away.
+        use = self._weighed(across_languages)
+        return self.query_for(self._partial(1, lambda model: model.embed_queries([text]), use)[0], across_languages)
+
+    def embed_passages_for(self, texts: Sequence[str], across_languages: bool, batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._partial(len(texts), lambda model: model.embed_batch(texts, batch_size), self._weighed(across_languages))
+
     @property
     def reads_chinese(self) -> bool:  # type: ignore[override]
         return any(model.reads_chinese for model, _ in self.parts)
