@@ -147,7 +147,10 @@ class Settings:
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> "Settings":
-        """Read the environment once; unknown values fail with the variable's name."""
+        """Read the environment once; unknown values fail with the variable's name.
+
+        Long on purpose: one line per variable, in the order of the README's table, so that
+        every setting and its variable are found in one place."""
         env = os.environ if env is None else env
         base = Settings()
         on_space = bool(env.get("SPACE_ID"))  # set by Hugging Face on every Space

@@ -14,7 +14,11 @@ from courserag.ui.texts import t
 
 
 def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course: str | None, visible: bool, lang_state):
-    """Widgets inside an open gr.Blocks; `tab` is the InstructorTab with the handlers."""
+    """Widgets inside an open gr.Blocks; `tab` is the InstructorTab with the handlers.
+
+    Long on purpose, like layout.build_study_tab: the tab's widgets are declared inside
+    nested `with` blocks and wired to their handlers right below, in the order the page shows
+    them."""
     heading = lambda key: {"value": lambda lg: f"## {t(lg, key)}"}  # noqa: E731
     with labels.add(gr.Tab, id="instructor", elem_id="cr-tab-instructor", visible=visible, text={"label": "tab_instructor"}):
         labels.add(gr.Markdown, text={"value": "instr_intro"})

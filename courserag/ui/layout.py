@@ -52,7 +52,12 @@ def scope_choices(lang: str) -> list[tuple[str, str]]:
 
 
 def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidgets:
-    """Sidebar (course, scope, notes) beside the chat; returns the widgets shared with the page."""
+    """Sidebar (course, scope, notes) beside the chat; returns the widgets shared with the page.
+
+    Longer than our other functions on purpose: a Gradio layout is declared inside nested
+    `with` blocks, and its event wiring needs the widgets it declares; read top to bottom it
+    is the page as a learner sees it, and split in pieces it would pass two dozen widgets
+    around."""
     lang0 = labels.lang
     first = app.default_course()
     max_mb = f"{app.settings.limits.max_file_mb:g}"
