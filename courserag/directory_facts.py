@@ -20,12 +20,11 @@ from typing import Callable, Sequence
 
 from courserag.courses import Course
 from courserag.records import Chunk, ScoredChunk
-from courserag.extractive.compose import stem
+from courserag.extractive.compose import DIRECTORY_DOC_TYPE, stem
 from courserag.textnorm import token_weight, word_tokens
 from courserag.ranking import matched_tokens
 
 DIRECTORY_SOURCE = "course_directory.yaml"
-DIRECTORY_DOC_TYPE = "directory"
 STORE_NAME = "directory"
 
 

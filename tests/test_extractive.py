@@ -92,7 +92,9 @@ def test_fact_kinds(text, kind, present):
         ("What is the deadline for HW4?", ("deadline",)),  # a deadline alone: its date
         ("How many points do I lose a day after the deadline?", ("quantity",)),  # not the deadline's date
         ("迟交截止后会扣多少分？", ("quantity",)),
-        ("Who do I email about a deadline extension?", ("email", "who")),
+        ("Who do I email about a deadline extension?", ("who",)),  # "email" the verb asks for a person
+        ("What is the TA's email?", ("email",)),
+        ("What is the email address of the course coordinator?", ("email",)),
     ],
 )
 def test_what_a_question_asks_for(question, labels):
@@ -225,3 +227,17 @@ def test_a_question_of_only_question_words_is_answered_by_meaning(question):
     assert not composition.refused and "李明华" in composition.units[0].unit.text
     unrelated = lambda texts: [0.52 for _ in texts]  # noqa: E731
     assert compose(question, [staff, far], classify(question), unrelated, floor=0.5).refused
+
+
+@pytest.mark.parametrize(
+    "question, quoted",
+    [
+        ("Who teaches this course?", True),
+        ("Can this course count for a scholarship?", False),  # the directory names people, nothing else
+    ],
+)
+def test_the_directory_passage_answers_who_questions_only(question, quoted):
+    directory = _item(1, "c1 > Instructors\nThe instructors who teach this course (C1 Compilers) are Dr. Ada Byron.",
+                      source="course_directory.yaml", locator="course directory > instructors", doc_type="directory")
+    composition = compose(question, [directory], classify(question))
+    assert any("Ada Byron" in c.unit.text for c in composition.units) is quoted

@@ -45,6 +45,8 @@ GENERIC_WORDS = frozenset(
     课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
     老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课""".split()
 )
+# The document type of the course directory's passages (courserag/directory_facts.py).
+DIRECTORY_DOC_TYPE = "directory"
 MAX_UNITS = 3
 MAX_LIST_UNITS = 5
 MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
@@ -200,8 +202,11 @@ def candidates(
     """Every unit of the sources, scored for this question (best first)."""
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
+    asks_for_people = any("person" in need for need in ask.needs)
     for item in items:
         chunk = item.hit.chunk
+        if chunk.doc_type == DIRECTORY_DOC_TYPE and not asks_for_people:
+            continue  # the directory names the instructors: it answers "who", nothing else
         # A chunk's first line names what it is about (the last part of a heading path).
         title = item.text.lstrip().split("\n", 1)[0].split(" > ")[-1][:200]
         for unit in source_units(item.text, chunk.doc_type, chunk.locator):

@@ -31,7 +31,10 @@ _RULES: tuple[tuple[str, re.Pattern, frozenset[str]], ...] = (
         r"\bwho(?:m|se)?\b|\bwhich (?:ta|instructor|professor|lecturer|person|teacher)\b|\bwrite to\b|\bcontact\b"
         r"|谁|哪位|找谁|联系(?:谁|哪位)|负责人", re.IGNORECASE),
      frozenset({"person", "email"})),
-    ("email", re.compile(r"\be-?mail(?: address)?\b|邮箱|邮件地址|电子邮件", re.IGNORECASE), frozenset({"email"})),
+    # The address, not the verb: "who do I email about an extension?" asks for a person.
+    ("email", re.compile(
+        r"\be-?mail address(?:es)?\b|\b(?:the|an|their|her|his|its|your|my|whose)\s+e-?mails?\b|'s\s+e-?mail\b"
+        r"|邮箱|邮件地址|电子邮件", re.IGNORECASE), frozenset({"email"})),
     ("phone", re.compile(r"\b(?:tele)?phone\b|\bmobile(?: number)?\b|\bcell number\b|电话|手机号?", re.IGNORECASE),
      frozenset({"phone"})),
     ("complexity", re.compile(
