@@ -169,3 +169,19 @@ def test_a_question_in_one_language_skips_the_part_it_does_not_weigh(embedder, m
     monkeypatch.undo()
     across = embedder.embed_query_for("期中考试是什么时候？", True)  # across languages both parts count
     assert np.allclose(across, embedder.query_for(embedder.embed_query("期中考试是什么时候？"), True), atol=1e-6)
+
+
+def test_passage_batches_on_two_threads_give_the_same_vectors(embedder, monkeypatch):
+    """Uploads embed E5's passage batches on two threads (e5.PASSAGE_WORKERS); the batches are
+    those one thread would run, so the vectors are identical (int8 activations are quantized
+    per batch: a different split would move them)."""
+    import numpy as np
+
+    from courserag.embedders import e5 as e5_module
+
+    model = embedder.inner.parts[0][0]
+    texts = [f"Passage {i}: the late policy deducts {i}% per day; 迟交第 {i} 天扣分。" + " word" * i for i in range(40)]
+    together = model.embed_batch(texts, 8)
+    monkeypatch.setattr(e5_module, "PASSAGE_WORKERS", 1)
+    one_thread = model.embed_batch(texts, 8)
+    assert np.array_equal(together, one_thread)
