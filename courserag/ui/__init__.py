@@ -28,13 +28,13 @@ from courserag.ui.files import routes
 from courserag.ui.instructor_tab import InstructorTab
 from courserag.ui.labels import Labels
 from courserag.ui.layout import build_study_tab
-from courserag.ui.render import course_file_url, escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
+from courserag.ui.render import escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
 from courserag.ui.study import StudyApp
 from courserag.ui.texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.theme import launch_options
 
 __all__ = [
-    "StudyApp", "build_demo", "launch_options", "course_file_url", "escape_markdown_html", "format_answer",
+    "StudyApp", "build_demo", "launch_options", "escape_markdown_html", "format_answer",
     "render_citations", "render_upload_log", "upload_line",
 ]
 

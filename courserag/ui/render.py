@@ -81,11 +81,6 @@ def course_link(docs_by_course: dict[str, Path], cite: dict) -> str | None:
     return file_url(course_id, source, str(cite.get("locator", "")))
 
 
-def course_file_url(docs: Path, source: str, locator: str, course_id: str = "") -> str | None:
-    """Kept for callers of the old name: the link to a course file at the cited place."""
-    return course_link({course_id: docs}, {"course_id": course_id, "source": source, "locator": locator, "origin": "course"})
-
-
 def _passage_html(cite: dict, answer: str) -> str:
     """The cited text as the panel shows it: paragraphs, the sentences the answer used marked."""
     doc_type = str(cite.get("doc_type") or Path(str(cite.get("source", ""))).suffix.lstrip(".").lower())
@@ -101,12 +96,13 @@ def _passage_html(cite: dict, answer: str) -> str:
     return f'<div class="{css}" hidden>{"".join(rows)}</div>'
 
 
-def _source_entry(cite: dict, lang: str, docs_by_course: dict[str, Path], answer: str) -> str:
+def _source_entry(cite: dict, lang: str, url: str | None, answer: str) -> str:
+    """One source: its opener button, badge, link to the original (`url`, when there is
+    one) and its hidden passage for the panel."""
     origin = "upload" if cite.get("origin") == "upload" else "course"
     name = html.escape(str(cite.get("source", "")))
     locator = html.escape(say_locator(str(cite.get("locator", "")), lang))
     badge = f'<span class="cr-badge cr-{origin}">{t(lang, "origin_course" if origin == "course" else "origin_upload")}</span>'
-    url = course_link(docs_by_course, cite)
     if url:
         raw_locator = str(cite.get("locator", ""))
         suffix = Path(str(cite.get("source", ""))).suffix.lower()
@@ -140,17 +136,17 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
     the sources the answer cites, then the others under a collapsed "also consulted"."""
     if not citations:
         return ""
+    links = {id(c): course_link(docs_by_course, c) for c in citations}  # each file checked once
     cited, consulted = split_cited(citations, answer)
-    rows = "".join(_source_entry(c, lang, docs_by_course, answer) for c in cited)
+    rows = "".join(_source_entry(c, lang, links[id(c)], answer) for c in cited)
     more = ""
     if consulted:
         more = (
             f'<details class="cr-consulted"><summary>{html.escape(t(lang, "also_consulted", count=len(consulted)))}</summary>'
-            + "".join(_source_entry(c, lang, docs_by_course, answer) for c in consulted)
+            + "".join(_source_entry(c, lang, links[id(c)], answer) for c in consulted)
             + "</details>"
         )
-    links = [url for c in citations if (url := course_link(docs_by_course, c))]
-    return clean_html(f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>', links)
+    return clean_html(f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>', [url for url in links.values() if url])
 
 
 def refusal_hint(scope: str, lang: str) -> str:
