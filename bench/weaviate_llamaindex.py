@@ -59,20 +59,9 @@ def llamaindex_nodes(course_id: str, source: str, file_hash: str, chunks: Sequen
     """The store's former `_nodes`: one LlamaIndex TextNode per chunk."""
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-    from courserag.textnorm import word_tokens
-
     nodes = []
     for chunk, vector in zip(chunks, vectors):
-        metadata = {
-            "course_id": course_id,
-            "source_file": source,
-            "locator": chunk.locator,
-            "doc_type": chunk.doc_type,
-            "content_hash": file_hash,
-            "chunk_id": chunk.id,
-            "origin": chunk.origin,
-            "lexical": " ".join(word_tokens(chunk.text)),
-        }
+        metadata = schema.chunk_metadata(course_id, source, file_hash, chunk)
         nodes.append(
             TextNode(
                 id_=schema.object_uuid(course_id, chunk),

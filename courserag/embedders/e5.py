@@ -29,6 +29,7 @@ from courserag.embedders.e5_convert import PRECISIONS, converted_model
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
 from courserag.embedders.base import Embedder, l2_normalize
+from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
 
 MODEL_NAME = "multilingual-e5-small"
@@ -134,15 +135,7 @@ class E5Embedder(Embedder):
             raise ConfigError(f"EMBEDDING_MODEL={MODEL_NAME} needs the 'onnxruntime' package") from exc
         cache = self.cache_dir or Path(tempfile.gettempdir()) / "courserag-models"
         path = converted_model(cache, self._model_file(), self.precision)
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.inter_op_num_threads = 1
-        # No busy-waiting between ops: on a shared 2-core machine spinning threads steal
-        # the cores that the web server and other requests need.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        if self.threads:
-            options.intra_op_num_threads = self.threads
-        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(str(path), cpu_session_options(self.threads), providers=["CPUExecutionProvider"])
         run_options = ort.RunOptions()
         # Hand the activation arena back after each call: a batch of long Chinese passages
         # needs ~100-300 MB that would otherwise stay resident (measured: 130 MB resident for

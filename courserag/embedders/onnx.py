@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from courserag.embedders.sentence_transformers import SentenceTransformerEmbedder
+from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -139,14 +140,7 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
                 if not path.exists():
                     log.info("exporting %s to %s (once)", self.model_name, path)
                     self._export(path)
-                options = ort.SessionOptions()
-                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                options.inter_op_num_threads = 1
-                # No busy-waiting between ops: on a shared 2-core machine spinning threads
-                # steal the cores that the web server and other requests need.
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                if self.threads:
-                    options.intra_op_num_threads = self.threads
+                options = cpu_session_options(self.threads)
                 self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             return self._session
 

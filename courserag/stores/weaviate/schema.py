@@ -109,9 +109,9 @@ def object_uuid(course_id: str, chunk: Chunk) -> str:
     return generate_uuid5(chunk.id, course_id)
 
 
-def object_properties(course_id: str, source: str, file_hash: str, chunk: Chunk, uuid: str) -> dict[str, str]:
-    """The properties of one chunk's object, in the layout LlamaIndex writes."""
-    metadata = {
+def chunk_metadata(course_id: str, source: str, file_hash: str, chunk: Chunk) -> dict[str, str]:
+    """A chunk's own properties (what LlamaIndex calls a node's metadata)."""
+    return {
         "course_id": course_id,
         "source_file": source,
         "locator": chunk.locator,
@@ -121,6 +121,11 @@ def object_properties(course_id: str, source: str, file_hash: str, chunk: Chunk,
         "origin": chunk.origin,
         "lexical": " ".join(word_tokens(chunk.text)),
     }
+
+
+def object_properties(course_id: str, source: str, file_hash: str, chunk: Chunk, uuid: str) -> dict[str, str]:
+    """The properties of one chunk's object, in the layout LlamaIndex writes."""
+    metadata = chunk_metadata(course_id, source, file_hash, chunk)
     ref_doc_id = f"{course_id}/{source}"
     return {
         "text": chunk.text,
