@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from courserag.extractive import classify, compose
+from courserag.extractive.compose import subject_tokens
 from courserag.extractive.entities import kinds_in
 from courserag.extractive.sentences import split_sentences
 from courserag.extractive.units import source_units
@@ -73,6 +74,9 @@ def test_units_read_on_their_own(text, doc_type, expected):
         ("office hours every Tuesday", "time", True),
         ("助教每周答疑一次", "time", True),
         ("The index is rebuilt from scratch.", "time", False),
+        ("Laptops are not allowed during the exam.", "rule", True),  # what answers "Can I…?"
+        ("不允许：由他人或生成式 AI 代写作业。", "rule", True),
+        ("The exam covers weeks 1-6.", "rule", False),
     ],
 )
 def test_fact_kinds(text, kind, present):
@@ -99,6 +103,42 @@ def test_fact_kinds(text, kind, present):
 )
 def test_what_a_question_asks_for(question, labels):
     assert classify(question).labels == labels
+
+
+@pytest.mark.parametrize(
+    "question, procedure",
+    [
+        ("How are late submissions penalised?", True),  # the rule, not only one number
+        ("这门课的作业迟交怎么扣分？", True),
+        ("How many points do I lose a day?", True),
+        ("What is the late penalty per day?", False),
+    ],
+)
+def test_a_how_question_asks_for_the_rule(question, procedure):
+    assert classify(question).procedure is procedure
+
+
+@pytest.mark.parametrize(
+    "question, present, absent",
+    [
+        ("I'm sick, who do I write to?", {"sick"}, {"i'm", "write"}),  # a contraction of a function word is one
+        ("What happens if I get caught copying?", {"caught", "copying"}, {"happens", "get"}),
+        ("第 8 周讲什么内容？", {"第8周"}, {"8", "周讲", "内容"}),  # the eighth week is one thing
+        ("做 PCA 时通常怎样确定保留几个主成分？", {"pca"}, {"几个", "通常"}),
+    ],
+)
+def test_the_subject_is_what_the_question_is_about(question, present, absent):
+    subject = subject_tokens(question)
+    assert present <= subject and not absent & subject
+
+
+def test_an_ordinal_matches_with_or_without_spaces():
+    schedule = _item(1, "| 周次 | 日期 | 内容 |\n| --- | --- | --- |\n| 第8周 | 11月2日–11月6日 | 集成学习：随机森林与梯度提升 |\n"
+                        "| 第9周 | 11月9日–11月13日 | 神经网络 |", "课程大纲.md", "课程大纲 > 教学进度")
+    holiday = _item(2, "10 月 1 日至 10 月 8 日为国庆假期，停课一周。", "课程大纲.md", "课程大纲 > 说明")
+    question = "第 8 周讲什么内容？"
+    composition = compose(question, [holiday, schedule], classify(question))
+    assert not composition.refused and "随机森林" in composition.units[0].unit.text
 
 
 def _item(n: int, text: str, source: str = "syllabus.md", locator: str = "Syllabus > Exams", doc_type: str = "md") -> ContextItem:
@@ -241,3 +281,60 @@ def test_the_directory_passage_answers_who_questions_only(question, quoted):
                       source="course_directory.yaml", locator="course directory > instructors", doc_type="directory")
     composition = compose(question, [directory], classify(question))
     assert any("Ada Byron" in c.unit.text for c in composition.units) is quoted
+
+
+def test_a_rule_in_cases_is_quoted_with_its_other_cases():
+    policy = _item(1, "迟交政策\n\n- 迟交 24 小时以内（含）：扣除该次作业总分的 20%；\n"
+                      "- 迟交超过 24 小时但不超过 48 小时：扣除该次作业总分的 50%；\n- 迟交超过 48 小时：不予接收，该次作业记 0 分。",
+                   "课程大纲.md", "课程大纲 > 迟交政策")
+    question = "迟交的作业扣多少分？"
+    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question)).units)
+    assert "20%" in quoted and "50%" in quoted  # which case is the learner's is theirs to read
+
+
+def test_the_sentence_after_the_best_one_completes_its_rule():
+    policy = _item(1, "Missed midterm\n\nA student who misses the midterm with a documented medical emergency may have its "
+                      "weight moved to the final exam. Requests must be emailed to the coordinator within 5 days of the midterm. "
+                      "The final exam is on 2026-12-15.", "syllabus.md", "Syllabus > Missed midterm")
+    question = "What happens if I miss the midterm with a medical emergency?"
+    similar = lambda texts: [0.80 if "final exam is on" in t else 0.85 for t in texts]  # noqa: E731
+    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question), similar, floor=0.75).units)
+    assert "weight moved to the final exam" in quoted and "5 days" in quoted and "2026-12-15" not in quoted
+
+
+def test_a_yes_no_question_is_answered_by_the_rule_sentence():
+    help_ = _item(1, "作业评分问题请先联系批改该作业的助教。", "课程大纲.md", "课程大纲 > 联系方式")
+    integrity = _item(2, "学术诚信\n\n不允许：抄袭或共享代码与书面答案；由他人或生成式 AI 代写作业；考试作弊。", "课程大纲.md", "课程大纲 > 学术诚信")
+    question = "可以让 ChatGPT 替我写作业吗？"
+    similar = lambda texts: [0.88 if "代写" in t else 0.86 for t in texts]  # noqa: E731
+    composition = compose(question, [help_, integrity], classify(question), similar, floor=0.75)
+    assert not composition.refused and "代写" in composition.units[0].unit.text
+
+
+def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_words_find_nothing():
+    policy = _item(1, "迟交政策\n\n迟交 24 小时以内：扣除该次作业总分的 20%。", "课程大纲.md", "课程大纲 > 迟交政策")
+    exam = _item(2, "考试\n\n期末考试：2026 年 12 月 23 日（周三）9:00–11:00。", "课程大纲.md", "课程大纲 > 考试")
+    synonyms = {("晚交", "迟交"): 0.8, ("被扣", "扣除"): 0.85, ("期末考试", "考前"): 0.8}
+
+    def word_vectors(words):
+        import zlib
+
+        import numpy as np
+        # one axis per synonym pair (two words of a pair share it, at the pair's cosine) and
+        # one axis of its own per word
+        vectors = np.zeros((len(words), len(synonyms) + (1 << 16)))
+        for i, word in enumerate(words):
+            own = len(synonyms) + zlib.crc32(word.encode()) % (1 << 16)
+            vectors[i, own] = 1.0
+            for axis, (pair, cosine) in enumerate(synonyms.items()):
+                if word in pair:
+                    vectors[i, axis], vectors[i, own] = cosine ** 0.5, (1 - cosine) ** 0.5
+        return vectors
+
+    question = "作业晚交了，会被扣多少分？"
+    assert compose(question, [policy, exam], classify(question)).refused  # no word of its own is in the materials
+    composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
+    assert not composition.refused and "20%" in composition.units[0].unit.text
+    # a word the materials use is matched as itself: the final exam's room is not in them
+    question = "期末考试在哪个教室？"
+    assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused

@@ -24,7 +24,7 @@ from courserag.extractive.units import Unit, source_units
 from courserag.packing import ContextItem
 from courserag.codes import course_codes
 from courserag.ranking import matched_tokens
-from courserag.textnorm import is_chinese, token_weight, word_tokens
+from courserag.textnorm import STOPWORDS, is_chinese, token_weight, word_tokens
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
 # Word vectors for matching a question's words across languages (None: no word model).
@@ -35,16 +35,26 @@ WordVectors = Callable[[list[str]], "object"]
 TRANSLATION_SIMILARITY = 0.55
 MAX_POOL_WORDS = 1500
 SYNONYM_SIMILARITY = 0.65
+# A Chinese question word that no unit uses (the learner's own wording: 晚交, 没修) is
+# matched through the unit word it means, at a stricter similarity than English: measured
+# on the sample courses' pools, 晚交/迟交 0.77, 没修/未修过 0.81, 被扣/扣除 0.87, against up to
+# ~0.74 for unrelated pairs (定好/更好). Words the materials do use match as themselves only:
+# 期末考试 must not match 考前.
+CHINESE_SYNONYM_SIMILARITY = 0.76
 
 # Words that say what kind of fact is wanted, or that any question about a course has; the
 # question's subject is what is left.
 GENERIC_WORDS = frozenset(
     """course class classes materials material say says tell know please about anything information
     date dates day days time times room rooms where when who whom email address phone number numbers
-    percentage percent weight deadline held take place happen need much many long fast allowed
+    percentage percent weight deadline held take place happen happens get got need much many long fast allowed
+    more some any also just still really very write contact
     课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
-    老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课""".split()
+    老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课 内容
+    几个 哪种 哪一种 通常 一般 分别 这一 那个 这些 那些""".split()
 )
+# "i'm", "don't": a contraction of a function word is a function word.
+_CONTRACTION = re.compile(r"^(\w+)['’](?:m|s|re|ve|d|ll|t)$")
 # The document type of the course directory's passages (courserag/directory_facts.py).
 DIRECTORY_DOC_TYPE = "directory"
 MAX_UNITS = 3
@@ -66,7 +76,14 @@ NEED_COVERAGE = 0.6
 # A dated notice that says something changed ("moved to LH-1", "改为") is the newer word on
 # its subject: it gains this much, and it is quoted first when it is about what the best
 # unit is about and scores within NEWER_REACH of it.
+# A neighbour of the best unit is quoted with it when it scores within this much of it
+# (within ADJACENT_REACH for the very next unit of the same section).
+NEAR_REACH = 0.35
+ADJACENT_REACH = 0.5
 NEWER_BONUS = 0.1
+# A yes/no question ("Can I bring notes?") is answered by the sentence that states the rule
+# (what is allowed, required or forbidden): such a unit gains this much.
+RULE_BONUS = 0.15
 NEWER_REACH = 0.35
 
 
@@ -104,8 +121,23 @@ def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
     """The question's content words without the words that only say what kind of fact is
     wanted, and without `ignore` (the course's own code: it names the course, not a topic)."""
     ignored = {part for code in ignore for part in (code.lower(), *re.findall(r"[a-z]+|\d+", code.lower()))}
-    tokens = word_tokens(question, whole_words=True)
-    return {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
+    # "第 8 周" is one thing (the eighth week), not the number 8 and the word 周讲.
+    ordinals = {_squeeze(m.group(0)) for m in _ORDINAL.finditer(question)}
+    question = _ORDINAL.sub(" ", question)
+    tokens = [t for t in word_tokens(question, whole_words=True) if not _is_contraction(t)]
+    return ordinals | {t for t in tokens if (t not in GENERIC_WORDS and len(t) > 1 or t.isdigit()) and t not in ignored}
+
+
+_ORDINAL = re.compile(r"第\s*(?:\d{1,3}|[一二三四五六七八九十]{1,3})\s*[周章节讲次课题页]")
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _is_contraction(token: str) -> bool:
+    match = _CONTRACTION.match(token)
+    return bool(match) and (match.group(1) in STOPWORDS or match.group(1) in ("don", "can", "won", "isn", "aren", "didn", "doesn", "i"))
 
 
 def _coverage(
@@ -157,7 +189,15 @@ def _found(subject: set[str], text: str) -> set[str]:
     """The subject's words in the text: Chinese as substrings, English up to a light stem."""
     found = matched_tokens(subject, text)
     stems = _stems(text)
-    return found | {t for t in subject if _LATIN.match(t) and stem(t) in stems}
+    found |= {t for t in subject if _LATIN.match(t) and stem(t) in stems}
+    ordinals = {t for t in subject if t not in found and _ORDINAL.fullmatch(t)}
+    return found | ({t for t in ordinals if t in _squeezed(text)} if ordinals else set())
+
+
+@lru_cache(maxsize=65536)
+def _squeezed(text: str) -> str:
+    """The text without spaces ("第 8 周" as "第8周"), for ordinals."""
+    return _squeeze(text)
 
 
 def _text_words(text: str) -> list[str]:
@@ -198,8 +238,10 @@ def candidates(
     floor: float = 0.0,
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
+    paraphrase: bool = False,
 ) -> list[Candidate]:
-    """Every unit of the sources, scored for this question (best first)."""
+    """Every unit of the sources, scored for this question (best first). `paraphrase`: a
+    Chinese question's words that no unit uses are matched through close synonyms."""
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
     asks_for_people = any("person" in need for need in ask.needs)
@@ -219,12 +261,16 @@ def candidates(
     margins = [float(s) - floor for s in similarity([u.text for _, u in pool])] if similarity else [0.0] * len(pool)
     # Across languages a word is matched through its translation; within one, through a
     # near-synonym ("sick" / "illness"), at a stricter similarity.
-    # (Chinese near-synonyms are left out: word vectors of Chinese compounds pair an exam
-    # with anything exam-like, 期末考试 with 考前, and substrings already match them.)
+    # Chinese words are matched as themselves (word vectors of Chinese compounds pair an
+    # exam with anything exam-like, 期末考试 with 考前, and 证件 with 证明); only when that
+    # finds no answer is a word no unit uses taken for the learner's paraphrase of one.
+    translations = None
     if word_vectors and (cross_lingual or not is_chinese(question)):
         translations = _translations(subject, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
-    else:
-        translations = None
+    elif word_vectors and paraphrase:
+        contexts = [f"{u.heading} {u.context}" for _, u in pool]
+        unused = {t for t in subject if not _LATIN.match(t) and not any(_found({t}, text) for text in contexts)}
+        translations = _translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
     weights = _pool_weights(subject, [f"{u.heading} {u.context}" for _, u in pool])
     out = []
@@ -245,7 +291,7 @@ def candidates(
         date = issued(texts[n], unit.text) if n in texts else None
         change = date is not None and states_change(unit.text)
         score = (relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
-                 + NEWER_BONUS * change)
+                 + NEWER_BONUS * change + RULE_BONUS * (ask.yes_no and "rule" in kinds))
         out.append(Candidate(n, unit, kinds, coverage, margin, score, date, change))
     return sorted(out, key=lambda c: -c.score)
 
@@ -299,6 +345,9 @@ def compose(
         ranked = naming
     meaning_only = not subject_tokens(question, tuple(ignore) + tuple(required))
     reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
+    if reason and word_vectors and is_chinese(question) and not cross_lingual and not required:
+        ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore), word_vectors, paraphrase=True)
+        reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
     if reason:
         return Composition((), True, reason, ranked[0].n)
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
@@ -360,9 +409,19 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
         pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
         chosen.append(pick)
         missing = [need for need in missing if not need & pick.kinds]
-    if not ask.needs or ask.yes_no or ask.explanation or ask.wants_list:
+    if ask.needs and best.unit.kind == "item":
+        # A rule in cases (one list item per case: "within 24 hours: 20%; 24-48 hours: 50%")
+        # is quoted with its other cases that state the fact asked for: which case is the
+        # learner's is theirs to read, not the composer's to guess.
+        cases = [c for c in ranked if c.n == best.n and c.unit.kind == "item" and c.unit.heading == best.unit.heading
+                 and 0 < abs(c.unit.position - best.unit.position) <= MAX_UNITS and c.score >= best.score - 0.35
+                 and any(need & c.kinds for need in ask.needs)]
+        for c in sorted(cases, key=lambda c: _distance(c, best)):
+            if len(chosen) < limit and fresh(c):
+                chosen.append(c)
+    if not ask.needs or ask.yes_no or ask.explanation or ask.procedure or ask.wants_list:
         near = [c for c in ranked if c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= 3
-                and (on_subject(c) or c.unit.heading == best.unit.heading) and c.score >= best.score - 0.35]
+                and (on_subject(c) or c.unit.heading == best.unit.heading) and c.score >= best.score - _reach(c, best)]
         for c in sorted(near, key=lambda c: _distance(c, best)):
             if len(chosen) < limit and fresh(c):
                 chosen.append(c)
@@ -371,6 +430,14 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
             if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
                 chosen.append(c)
     return chosen
+
+
+def _reach(candidate: Candidate, best: Candidate) -> float:
+    """How far below the best unit a neighbour may score and still be quoted with it: the
+    sentence right after it in the same section usually completes its rule (the deadline
+    for the request, the limit of the penalty), so it may score lower than one further off."""
+    adjacent = candidate.unit.position == best.unit.position + 1 and candidate.unit.heading == best.unit.heading
+    return ADJACENT_REACH if adjacent else NEAR_REACH
 
 
 def _contained(candidate: Candidate, chosen: list[Candidate]) -> bool:

@@ -70,6 +70,7 @@ class Ask:
     yes_no: bool = False
     wants_list: bool = False
     explanation: bool = False  # "why" / "how": an explanation, not a fact
+    procedure: bool = False  # "how …" even with a fact asked for ("how are late days deducted?"): the rule, not one number
 
     @property
     def factual(self) -> bool:
@@ -102,4 +103,5 @@ def classify(question: str) -> Ask:
         wants_list=bool(_LIST.search(question)),
         # "why", or "how" without a fact kind ("how is the LR case fixed?"); "…, and why?" too.
         explanation=bool(_WHY_HOW.search(question)) and (not needs or bool(re.search(r"\bwhy\b|为什么", question, re.I))),
+        procedure=bool(_WHY_HOW.search(question)),
     )
