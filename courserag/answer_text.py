@@ -25,7 +25,7 @@ def write_extractive(
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
     composition = compose(
-        retrieval.query, retrieval.items, classify(retrieval.query), similarity,
+        retrieval.query, retrieval.items, _ask(answer.question, retrieval.query), similarity,
         floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
         ignore=tuple(own_codes(course)), word_vectors=word_vectors, people=person_names(course.instructors),
     )
@@ -36,6 +36,14 @@ def write_extractive(
             refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
         return
     answer.answer = render(composition, _lead(answer.question, composition))
+
+
+def _ask(question: str, query: str):
+    """What the learner asked for: the follow-up's own wording when it says ("Is it stable?"
+    is a yes/no even when its search query carries the earlier question's words), the
+    rewritten question's when it does not ("那期末考试呢？" asks what the turn before asked)."""
+    own = classify(question)
+    return own if own.needs or own.yes_no or query == question else classify(query)
 
 
 def refuse(answer: Answer, message: str, nearest=None, **params) -> None:

@@ -77,6 +77,9 @@ def test_units_read_on_their_own(text, doc_type, expected):
         ("Laptops are not allowed during the exam.", "rule", True),  # what answers "Can I…?"
         ("不允许：由他人或生成式 AI 代写作业。", "rule", True),
         ("The exam covers weeks 1-6.", "rule", False),
+        ("微信号：wangyue_ta", "messaging", True),
+        ("WeChat ID: wangyue_ta", "messaging", True),
+        ("wang.yue@example.edu.cn", "messaging", False),
     ],
 )
 def test_fact_kinds(text, kind, present):
@@ -99,6 +102,8 @@ def test_fact_kinds(text, kind, present):
         ("Who do I email about a deadline extension?", ("who",)),  # "email" the verb asks for a person
         ("What is the TA's email?", ("email",)),
         ("What is the email address of the course coordinator?", ("email",)),
+        ("助教的微信号是多少？", ("messaging",)),  # an account, not any number
+        ("What is the TA's WeChat?", ("messaging",)),
     ],
 )
 def test_what_a_question_asks_for(question, labels):
@@ -338,3 +343,25 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
     # a word the materials use is matched as itself: the final exam's room is not in them
     question = "期末考试在哪个教室？"
     assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused
+
+
+@pytest.mark.parametrize(
+    "question, query, labels, yes_no",
+    [
+        ("Is it stable?", "Is it stable? worst case running time quicksort", (), True),  # its own form
+        ("Which room is it in?", "Which room is the midterm in?", ("where",), False),
+        ("那期末考试呢？", "期末考试可以带什么进考场？", (), False),  # asks what the turn before asked
+        ("那期末考试呢？", "期末考试是哪一天？", ("when",), False),
+    ],
+)
+def test_a_follow_up_asks_in_its_own_words_when_it_has_them(question, query, labels, yes_no):
+    from courserag.answer_text import _ask
+
+    ask = _ask(question, query)
+    assert ask.labels == labels and ask.yes_no is yes_no
+
+
+def test_a_messaging_account_is_not_answered_by_an_email_address():
+    staff = _item(1, "助教\n\n王悦 — 邮箱: wang.yue@example.edu.cn; 答疑时间: 每周五 13:30–15:00", "课程大纲.md", "课程大纲 > 助教")
+    question = "助教王悦的微信号是多少？"
+    assert compose(question, [staff], classify(question)).refused

@@ -46,6 +46,7 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|[\u4e00-\u9fff]{2,3}(?=\s*(?:教授|副教授|讲师|老师|助教|博士))|(?:教授|副教授|讲师|老师|助教)\s*[\u4e00-\u9fff]{2,3}"
         r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b"
     ),
+    "messaging": re.compile(r"(?:we-?chat|qq|whatsapp|telegram)(?:\s*(?:id|号))?\s*[:：]\s*[\w.-]{4,}|微信号?\s*[:：]?\s*[a-z][\w-]{5,}", re.IGNORECASE),
     "percent": re.compile(r"\d+(?:\.\d+)?\s*%|百分之[\d一二三四五六七八九十百]+"),
     "number": re.compile(
         r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二三四五六七八九十两]+\s*(?:个|次|分|学分|周|天|人|页|张)"

@@ -37,6 +37,9 @@ _RULES: tuple[tuple[str, re.Pattern, frozenset[str]], ...] = (
         r"|邮箱|邮件地址|电子邮件", re.IGNORECASE), frozenset({"email"})),
     ("phone", re.compile(r"\b(?:tele)?phone\b|\bmobile(?: number)?\b|\bcell number\b|电话|手机号?", re.IGNORECASE),
      frozenset({"phone"})),
+    # A messaging account (WeChat, QQ, WhatsApp…): an e-mail address does not answer it.
+    ("messaging", re.compile(r"\bwe-?chat\b|\bqq\b|\bwhatsapp\b|\btelegram\b|\bsignal (?:number|account)\b|微信|企业微信", re.IGNORECASE),
+     frozenset({"messaging"})),
     ("complexity", re.compile(
         r"\bhow fast\b|\brunning time\b|\btime complexity\b|\bcomplexity\b|\bworst[- ]case\b|\bbig-?o\b|复杂度|多快", re.IGNORECASE),
      frozenset({"complexity"})),
@@ -50,7 +53,7 @@ _RULES: tuple[tuple[str, re.Pattern, frozenset[str]], ...] = (
      frozenset({"number", "percent", "duration", "complexity"})),
 )
 # When one of these fired, a "how many / 多少" in the same question asks for it, not for any number.
-_NARROWER = ("percent", "complexity", "when", "phone", "email")  # ("deadline" gave way above)
+_NARROWER = ("percent", "complexity", "when", "phone", "email", "messaging")  # ("deadline" gave way above)
 _YES_NO = re.compile(
     r"^\s*(?:is|are|can|could|may|do|does|did|will|would|should|am|must|has|have|was|were)\b|吗[？?。.!！]*\s*$|能否|是否|可不可以|能不能|有没有|会不会|算不算|可以.{0,20}吗",
     re.IGNORECASE,
