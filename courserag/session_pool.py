@@ -29,6 +29,7 @@ from courserag.chunk_index import ChunkIndex
 from courserag.errors import SessionLimitError
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk, content_hash
+from courserag.sentences import SENTENCE_DTYPE, SentenceVectors, chunk_sentences
 from courserag.textnorm import word_tokens
 
 
@@ -121,15 +122,22 @@ class SessionPool:
             self.check_room(uploaded.size_bytes, uploaded.name)
             if existing is not None:
                 self.remove_file(uploaded.name)
+            sentences, owners = chunk_sentences(chunks)
             hashes = [content_hash(c.text) for c in chunks]
-            missing = sorted({h for h in hashes if h not in self._vector_cache})
+            sentence_hashes = [content_hash(s) for s in sentences]
+            texts = dict(zip(hashes + sentence_hashes, [c.text for c in chunks] + sentences))
+            missing = sorted(h for h in texts if h not in self._vector_cache)
             if missing:
-                texts = {h: c.text for h, c in zip(hashes, chunks)}
+                # Chunks and sentences in one call: one batched pass (sentences.embed_chunks).
                 vectors = embed([texts[h] for h in missing])
                 self.embedded_texts += len(missing)
                 self._vector_cache.update(zip(missing, vectors))
             matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
-            self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks])
+            sentence_matrix = (
+                np.stack([self._vector_cache[h] for h in sentence_hashes]).astype(SENTENCE_DTYPE) if sentences else None
+            )
+            found = SentenceVectors.of(owners, sentence_matrix, self.dim) if sentences else None
+            self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks], found)
             self.files[uploaded.name] = uploaded
             self.memory_bytes += estimate_bytes(chunks, self.dim)
             return len(chunks)
@@ -154,11 +162,16 @@ class SessionPool:
     def lexical_search(self, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         return self.index.lexical_search(tokens, k)
 
+    def best_sentences(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self.index.best_sentences(chunk_ids, vector)
+
 
 def estimate_bytes(chunks: Sequence[Chunk], dim: int) -> int:
     """What holding `chunks` costs a pool: text (str and its tokens, about 3x its UTF-8 size),
-    the vector twice (the index and the cache by content) and per-object overhead."""
-    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks)
+    the vector twice (the index and the cache by content), per-object overhead, and the
+    sentence vectors (sentences.py; float32 in the cache, float16 in the index)."""
+    sentences = len(chunk_sentences(chunks)[1])
+    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks) + sentences * (6 * dim + 200)
 
 
 class SessionRegistry:

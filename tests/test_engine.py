@@ -81,6 +81,22 @@ def test_sessions_never_see_each_others_uploads(engine, notes):
     assert "Q-77" not in other.answer
 
 
+def test_candidates_get_their_best_sentence_from_the_course_store_and_the_notes(engine, notes):
+    """Every candidate of two or more sentences, from the course or the notes, has its best
+    sentence scored from stored vectors (sentences.py); the others keep their own."""
+    from courserag.chunking import split_sentences
+
+    engine.add_upload("s1", notes)
+    pool = engine.sessions.peek("s1")
+    vector = engine.embedder.embed_query_for("Where does the secret study group meet?", False)
+    candidates = engine.store.vector_search("csc3100", vector, 20) + pool.vector_search(vector, 5)
+    best = engine._best_sentences("csc3100", pool, candidates, vector)
+    several = {c.chunk.id for c in candidates if len(split_sentences(c.chunk.text)) > 1}
+    assert several and set(best) == several
+    assert any(c.chunk.origin == "upload" for c in candidates)
+    assert all(-1.0 <= score <= 1.01 for score in best.values())
+
+
 def test_session_index_is_cached_not_rebuilt_per_query(engine, notes, tmp_path):
     engine.add_upload("s1", notes)
     second = tmp_path / "more.txt"
