@@ -81,19 +81,20 @@ def test_sessions_never_see_each_others_uploads(engine, notes):
     assert "Q-77" not in other.answer
 
 
-def test_candidates_get_their_best_sentence_from_the_course_store_and_the_notes(engine, notes):
-    """Every candidate of two or more sentences, from the course or the notes, has its best
-    sentence scored from stored vectors (sentences.py); the others keep their own."""
+def test_course_candidates_get_their_best_sentence_and_notes_keep_their_chunk_similarity(engine, notes):
+    """Every course candidate of two or more sentences has its best sentence scored from
+    stored vectors (sentences.py); one-sentence chunks and the notes (uploads embed no
+    sentences: SessionPool.sentence_vectors) keep their own similarity."""
     from courserag.chunking import split_sentences
 
     engine.add_upload("s1", notes)
     pool = engine.sessions.peek("s1")
     vector = engine.embedder.embed_query_for("Where does the secret study group meet?", False)
     candidates = engine.store.vector_search("csc3100", vector, 20) + pool.vector_search(vector, 5)
-    best = engine._best_sentences("csc3100", pool, candidates, vector)
-    several = {c.chunk.id for c in candidates if len(split_sentences(c.chunk.text)) > 1}
-    assert several and set(best) == several
     assert any(c.chunk.origin == "upload" for c in candidates)
+    best = engine._best_sentences("csc3100", pool, candidates, vector)
+    several = {c.chunk.id for c in candidates if c.chunk.origin == "course" and len(split_sentences(c.chunk.text)) > 1}
+    assert several and set(best) == several
     assert all(-1.0 <= score <= 1.01 for score in best.values())
 
 
