@@ -86,12 +86,16 @@ def chunk_sentences(chunks: Sequence[Chunk]) -> tuple[list[str], list[int]]:
 
 
 def embed_chunks(embed: Callable[[list[str]], np.ndarray], chunks: Sequence[Chunk], dim: int) -> tuple[np.ndarray, SentenceVectors]:
-    """Chunk vectors and sentence vectors from one call to `embed` (one batched pass, so
-    short sentences share batches with each other instead of with long chunks)."""
+    """Chunk vectors, then sentence vectors, in two calls to `embed`. Apart, because the
+    int8 model's vectors depend a little on what shares their batch: the chunks get exactly
+    the vectors they had before sentence vectors existed (a near tie in the sample course
+    flipped when sentences were batched with them)."""
     sentences, owners = chunk_sentences(chunks)
-    texts = [c.text for c in chunks] + sentences
-    vectors = np.asarray(embed(texts), dtype=np.float32).reshape(len(texts), dim) if texts else np.zeros((0, dim), np.float32)
-    return vectors[: len(chunks)], SentenceVectors.of(owners, vectors[len(chunks) :], dim)
+
+    def run(texts: list[str]) -> np.ndarray:
+        return np.asarray(embed(texts), dtype=np.float32).reshape(len(texts), dim) if texts else np.zeros((0, dim), np.float32)
+
+    return run([c.text for c in chunks]), SentenceVectors.of(owners, run(sentences), dim)
 
 
 def sentence_spans(owners: np.ndarray) -> dict[int, tuple[int, int]]:

@@ -52,7 +52,7 @@ class SessionPool:
     """One session's uploaded chunks, searchable by vector and by BM25.
 
     `sentence_vectors` also embeds each chunk's sentences (courserag/sentences.py). Off for
-    the app's uploads: it made a 50-page PDF answerable in 9.3 s instead of 5.2 s (target
+    the app's uploads: it made a 50-page PDF answerable in 9.3 s instead of 4.7 s (target
     6 s, docs/EVALUATION.md), so notes rank by their chunk vectors."""
 
     dim: int
@@ -131,12 +131,13 @@ class SessionPool:
             hashes = [content_hash(c.text) for c in chunks]
             sentence_hashes = [content_hash(s) for s in sentences]
             texts = dict(zip(hashes + sentence_hashes, [c.text for c in chunks] + sentences))
-            missing = sorted(h for h in texts if h not in self._vector_cache)
-            if missing:
-                # Chunks and sentences in one call: one batched pass (sentences.embed_chunks).
-                vectors = embed([texts[h] for h in missing])
-                self.embedded_texts += len(missing)
-                self._vector_cache.update(zip(missing, vectors))
+            # Chunks, then sentences, in calls apart (see sentences.embed_chunks).
+            for group in (hashes, sentence_hashes):
+                missing = sorted({h for h in group if h not in self._vector_cache})
+                if missing:
+                    vectors = embed([texts[h] for h in missing])
+                    self.embedded_texts += len(missing)
+                    self._vector_cache.update(zip(missing, vectors))
             matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
             sentence_matrix = (
                 np.stack([self._vector_cache[h] for h in sentence_hashes]).astype(SENTENCE_DTYPE) if sentences else None
