@@ -169,6 +169,7 @@ def chunk_metadata(course_id: str, source: str, file_hash: str, chunk: Chunk) ->
         "chunk_id": chunk.id,
         "origin": chunk.origin,
         "lexical": " ".join(word_tokens(chunk.text)),
+        "index_format": str(INDEX_FORMAT),
     }
 
 
@@ -184,7 +185,6 @@ def object_properties(course_id: str, source: str, file_hash: str, chunk: Chunk,
         "document_id": ref_doc_id,
         "doc_id": ref_doc_id,
         "ref_doc_id": ref_doc_id,
-        "index_format": str(INDEX_FORMAT),
     }
 
 
