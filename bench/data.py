@@ -35,7 +35,7 @@ import docgen
 from bench.common import EVAL_DIR, cache_dir
 from courserag.embedders import CachingEmbedder, Embedder
 
-DATA_VERSION = "1"
+DATA_VERSION = "2"  # 2: segments carry sentence vectors (courserag/sentences.py)
 DISTINCT_PASSAGES = 2000
 PERTURBATION = 0.3
 CHUNKS_PER_FILE = 100
@@ -232,10 +232,23 @@ def build_sized_course(store, corpus: Corpus, n: int, progress: bool = True) -> 
         chunks = [
             Chunk.make(t, source, f"page {k + 1}", "course", course_id, "pdf", file_hash) for k, t in enumerate(texts)
         ]
-        store.replace_file(course_id, source, file_hash, chunks, vectors)
+        store.replace_file(course_id, source, file_hash, chunks, vectors, synthetic_sentences(chunks, vectors, f))
         if progress and (f + 1) % 100 == 0:
             print(f"  course of {n} chunks: {stop} written (cached for later runs)", flush=True)
     return course_id
+
+
+def synthetic_sentences(chunks, vectors: np.ndarray, seed: int):
+    """Sentence vectors for synthetic chunks without embedding them: each sentence's vector
+    is its chunk's, perturbed (retrieval cost depends on their count, not their meaning)."""
+    from courserag.sentences import SentenceVectors, chunk_sentences
+
+    _, owners = chunk_sentences(chunks)
+    rng = np.random.default_rng(seed)
+    base = np.asarray(vectors, dtype=np.float32)[owners]
+    noisy = base + PERTURBATION * rng.standard_normal(base.shape).astype(np.float32) / np.sqrt(max(base.shape[1], 1))
+    noisy /= np.maximum(np.linalg.norm(noisy, axis=1, keepdims=True), 1e-12)
+    return SentenceVectors.of(owners, noisy, base.shape[1])
 
 
 def session_chunks(corpus: Corpus, n: int, name: str = "my_notes.pdf", offset: int = 10_000):
@@ -253,9 +266,18 @@ def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
     from courserag.session_pool import UploadedFile
 
     chunks, vectors = session_chunks(corpus, n, name)
-    by_text = {c.text: v for c, v in zip(chunks, vectors)}
     uploaded = UploadedFile(name, chunks[0].file_hash, "pdf", len(chunks), len(chunks), sum(len(c.text) for c in chunks))
-    pool.add_file(uploaded, chunks, lambda texts: np.stack([by_text[t] for t in texts]))
+    pool.add_file(uploaded, chunks, precomputed_embed(chunks, vectors, n))
+
+
+def precomputed_embed(chunks, vectors: np.ndarray, seed: int):
+    """An `embed` for SessionPool.add_file that looks the chunks' vectors up, and their
+    sentences' (synthetic_sentences), instead of running a model."""
+    from courserag.sentences import chunk_sentences
+
+    by_text = dict(zip(chunk_sentences(chunks)[0], synthetic_sentences(chunks, vectors, seed).vectors.astype(np.float32)))
+    by_text.update({c.text: v for c, v in zip(chunks, vectors)})
+    return lambda texts: np.stack([by_text[t] for t in texts])
 
 
 # -- real files (built by docgen from real passages) ----------------------------------------

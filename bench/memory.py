@@ -50,12 +50,11 @@ def measure(sessions: int, chunks_per_session: int, course_size: int | None, dis
         pool = registry.get(f"session{s}")
         chunks, vectors = data.session_chunks(corpus, chunks_per_session, f"notes{s}.pdf", offset=20_000 + s)
         payload += _payload_bytes(chunks, dim)
-        by_text = {c.text: v for c, v in zip(chunks, vectors)}
         from courserag.session_pool import UploadedFile
 
         uploaded = UploadedFile(f"notes{s}.pdf", chunks[0].file_hash, "pdf", len(chunks), len(chunks), 1)
-        pool.add_file(uploaded, chunks, lambda texts, by_text=by_text: __import__("numpy").stack([by_text[t] for t in texts]))
-        del chunks, vectors, by_text
+        pool.add_file(uploaded, chunks, data.precomputed_embed(chunks, vectors, s))
+        del chunks, vectors
     after = settle_memory()
     per_session = (after - before) / sessions
     out["sessions"] = {

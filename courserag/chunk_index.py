@@ -16,6 +16,7 @@ import numpy as np
 
 from courserag.lexical import BM25Index
 from courserag.records import Chunk, ScoredChunk
+from courserag.sentences import SentenceVectors, best_sentence_scores, sentence_spans
 
 class ChunkIndex:
     """Chunks with their vectors and lexical tokens, searchable both ways."""
@@ -33,6 +34,17 @@ class ChunkIndex:
         self.tokens: list[list[str]] = []
         self._faiss = faiss.IndexFlatIP(self.dim)
         self._bm25 = BM25Index()
+        self._sentences = SentenceVectors.empty(self.dim)
+        self._spans: dict[str, tuple[int, int]] = {}  # chunk id -> its sentence rows
+
+    def _set_sentences(self, sentences: SentenceVectors) -> None:
+        self._sentences = sentences
+        self._spans = {self.chunks[row].id: span for row, span in sentence_spans(sentences.owners).items()}
+
+    @property
+    def sentences(self) -> SentenceVectors:
+        """The sentence vectors, owners being rows of `chunks`."""
+        return self._sentences
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -47,19 +59,27 @@ class ChunkIndex:
                 return np.zeros((0, self.dim), dtype=np.float32)
             return faiss.rev_swig_ptr(self._faiss.get_xb(), n * self.dim).reshape(n, self.dim).copy()
 
-    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]]) -> None:
-        """Append chunks (same order as their vectors and tokens) without touching the rest."""
+    def add(
+        self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]], sentences: SentenceVectors | None = None
+    ) -> None:
+        """Append chunks (same order as their vectors and tokens) without touching the rest;
+        `sentences` owners are rows of `chunks`."""
         if not chunks:
             return
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
         with self._lock:
+            offset = len(self.chunks)
             self.chunks.extend(chunks)
+            if sentences is not None and len(sentences):
+                self._set_sentences(SentenceVectors.concat([(self._sentences, 0), (sentences, offset)], self.dim))
             self.tokens.extend(list(t) for t in tokens)
             self._faiss.add(vectors)
             self._bm25.add(tokens)
             self.extends += 1
 
-    def rebuild(self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]]) -> None:
+    def rebuild(
+        self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]], sentences: SentenceVectors | None = None
+    ) -> None:
         """Replace everything (used when chunks are removed): no re-embedding, just re-indexing."""
         with self._lock:
             self._reset()
@@ -70,12 +90,23 @@ class ChunkIndex:
                 self.tokens = [list(t) for t in tokens]
                 self._faiss.add(vectors)
                 self._bm25 = BM25Index(self.tokens)
+                if sentences is not None:
+                    self._set_sentences(sentences)
 
     def keep(self, predicate) -> None:
         """Rebuild with only the chunks for which `predicate(chunk)` is true."""
         with self._lock:
             keep = [i for i, c in enumerate(self.chunks) if predicate(c)]
-            self.rebuild([self.chunks[i] for i in keep], self.vectors[keep], [self.tokens[i] for i in keep])
+            sentences = self._sentences.select(keep)
+            self.rebuild([self.chunks[i] for i in keep], self.vectors[keep], [self.tokens[i] for i in keep], sentences)
+
+    def best_sentences(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Chunk id -> best sentence similarity to `vector`, for those of `chunk_ids` that
+        have sentence vectors (sentences.py)."""
+        with self._lock:
+            found = [(cid, self._spans[cid]) for cid in dict.fromkeys(chunk_ids) if cid in self._spans]
+            scores = best_sentence_scores(self._sentences.vectors, [span for _, span in found], vector)
+            return {cid: score for (cid, _), score in zip(found, scores)}
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:
         with self._lock:

@@ -38,6 +38,7 @@ from courserag.parsers import safe_display_name
 from courserag.parsers.sandbox import ParseJob
 from courserag.ranking import RankQuery, Ranker, ranker_for
 from courserag.records import ScoredChunk
+from courserag.sentences import with_sentences
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
 from courserag.session_pool import SessionPool, SessionRegistry, UploadedFile, UploadGate, estimate_bytes
 from courserag.settings import Settings, secret
@@ -279,6 +280,21 @@ class RagEngine:
         notices.extend(hits.notices)
         return hits.vector, hits.lexical
 
+    def _best_sentences(self, course_id: str, pool: SessionPool | None, candidates: Sequence[ScoredChunk], vector) -> dict[str, float]:
+        """The candidates' best sentence similarities (sentences.py), from the course store
+        and the session's pool; a store that fails here only costs the signal."""
+        course_ids = [c.chunk.id for c in candidates if c.chunk.origin == "course"]
+        upload_ids = [c.chunk.id for c in candidates if c.chunk.origin != "course"]
+        best: dict[str, float] = {}
+        if course_ids:
+            try:
+                best.update(self.store.best_sentences(course_id, course_ids, vector))
+            except StoreUnavailableError as exc:
+                log.warning("sentence scores of course %s failed: %s", course_id, exc)
+        if pool is not None and upload_ids:
+            best.update(pool.best_sentences(upload_ids, vector))
+        return best
+
     def _standalone_query(self, question: str, history: Sequence[object]) -> str:
         """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
         the heuristic otherwise (or when the LLM fails)."""
@@ -321,6 +337,8 @@ class RagEngine:
             vector_lists.append(pool.vector_search(vector, n))
             lexical_lists.append(pool.lexical_search(tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
+        if self.ranker.name == "hybrid" and cfg.sentence_weight > 0:  # the reference design has no use for it
+            candidates = with_sentences(candidates, self._best_sentences(course_id, pool, candidates, vector))
         floor = self._floor(vector)
         # The course's own code names the course, not a fact: it must not lift every chunk
         # that mentions it above the one that answers.

@@ -22,6 +22,7 @@ from courserag.embedders import Embedder
 from courserag.errors import CourseRagError
 from courserag.ingest import IngestConfig, ingest_file
 from courserag.parsers import SUPPORTED_EXTENSIONS
+from courserag.sentences import embed_chunks
 from courserag.settings import Settings
 from courserag.stores.base import CourseStore
 
@@ -163,8 +164,8 @@ def build_course(
             continue
         try:
             chunks = ingest_file(path, source, config, origin="course", course_id=course.id, file_hash=file_hash).chunks
-            vectors = embedder.embed_batch([c.text for c in chunks], settings.embedding_batch_size)
-            write(source, file_hash, chunks, vectors)
+            vectors, sentences = embed_chunks(lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), chunks, embedder.dim)
+            write(source, file_hash, chunks, vectors, sentences)
         except CourseRagError as exc:
             summary.failed.append((source, getattr(exc, "reason", None) or str(exc)))
             continue

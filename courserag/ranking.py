@@ -50,6 +50,9 @@ CROSS_LINGUAL_WEIGHTS = RankWeights(vector=0.8, lexical=0.2, overlap=0.0)
 # relevance; measured with MiniLM, any vector weight cost section hit@5 on d2l-zh (0.869 at
 # 0.1 against BM25's 0.888). The vector path still contributes candidates.
 LEXICAL_ONLY_WEIGHTS = RankWeights(vector=0.0, lexical=1.0, overlap=0.0)
+# Share of a candidate's best sentence in the similarity that orders it (sentences.py;
+# RetrievalSettings.sentence_weight). Measured: docs/EVALUATION.md, "Sentence vectors".
+SENTENCE_WEIGHT = 0.5
 # z-scores of a pool of n candidates are bounded by sqrt(n - 1), so a bonus of 100 puts any
 # identifier hit above every blend.
 IDENTIFIER_BONUS = 100.0
@@ -282,6 +285,15 @@ def is_relevant(relevance_score: float, identifier: float, threshold: float) -> 
     return identifier > 0 or relevance_score >= threshold
 
 
+def ranking_similarity(candidate: ScoredChunk, sentence_weight: float = SENTENCE_WEIGHT) -> float:
+    """The similarity that orders a candidate: its chunk's, blended with its best sentence's
+    when it has one. A question usually paraphrases one sentence, which the chunk's vector
+    averages with the others."""
+    if candidate.sentence is None:
+        return candidate.vector
+    return (1 - sentence_weight) * candidate.vector + sentence_weight * candidate.sentence
+
+
 def rerank_hybrid(
     candidates: Sequence[ScoredChunk],
     query_tokens: Sequence[str],
@@ -293,6 +305,7 @@ def rerank_hybrid(
     chinese_gate: float = CHINESE_GATE,
     floor: float = 0.0,
     vectors_read_chinese: bool = True,
+    sentence_weight: float = SENTENCE_WEIGHT,
 ) -> list[ScoredChunk]:
     """Blend of z-normalised similarity and BM25 plus overlap, exact identifiers first.
 
@@ -300,6 +313,8 @@ def rerank_hybrid(
     language's gate. Otherwise candidates below `similarity_threshold` relevance are left
     out. `floor` is the question's similarity to unrelated text (calibration.py);
     `vectors_read_chinese` False (an English-only embedder) leaves Chinese questions to BM25.
+    The order reads `ranking_similarity` (best sentence blended in); relevance reads the
+    chunk's own similarity, on which the gates and MARGIN_SPAN were measured.
     """
     if not candidates:
         return []
@@ -311,7 +326,7 @@ def rerank_hybrid(
     blind = query_is_chinese and not vectors_read_chinese
     weights = LEXICAL_ONLY_WEIGHTS if blind else choose_weights(query_is_chinese, cross_lingual)
     gate = chinese_gate if query_is_chinese else english_gate
-    vectors = zscores([c.vector for c in candidates])
+    vectors = zscores([ranking_similarity(c, sentence_weight) for c in candidates])
     lexicals = zscores([c.lexical for c in candidates])
     tokens = set(query_tokens)
     scored = []
@@ -363,13 +378,14 @@ class HybridRanker:
     similarity_threshold: float = CANDIDATE_FLOOR
     english_gate: float = ENGLISH_GATE
     chinese_gate: float = CHINESE_GATE
+    sentence_weight: float = SENTENCE_WEIGHT
     name: str = "hybrid"
 
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
         return rerank_hybrid(
             candidates, query.tokens, query.identifiers, query.is_chinese, top_k,
             self.similarity_threshold, self.english_gate, self.chinese_gate, query.floor,
-            query.vectors_read_chinese,
+            query.vectors_read_chinese, self.sentence_weight,
         )
 
 
@@ -396,4 +412,7 @@ def ranker_for(settings) -> Ranker:
         return ReferenceRanker(
             settings.vector_weight, settings.overlap_weight, settings.similarity_threshold, settings.weak_vector_threshold
         )
-    return HybridRanker(settings.similarity_threshold, settings.relevance_threshold, settings.chinese_relevance_threshold)
+    return HybridRanker(
+        settings.similarity_threshold, settings.relevance_threshold, settings.chinese_relevance_threshold,
+        settings.sentence_weight,
+    )

@@ -29,6 +29,7 @@ from courserag.chunk_index import ChunkIndex
 from courserag.errors import SessionLimitError
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk, content_hash
+from courserag.sentences import SENTENCE_DTYPE, SentenceVectors, chunk_sentences
 from courserag.textnorm import word_tokens
 
 
@@ -48,11 +49,16 @@ class UploadedFile:
 
 @dataclass
 class SessionPool:
-    """One session's uploaded chunks, searchable by vector and by BM25."""
+    """One session's uploaded chunks, searchable by vector and by BM25.
+
+    `sentence_vectors` also embeds each chunk's sentences (courserag/sentences.py). Off for
+    the app's uploads: it made a 50-page PDF answerable in 9.3 s instead of 4.7 s (target
+    6 s, docs/EVALUATION.md), so notes rank by their chunk vectors."""
 
     dim: int
     max_chunks: int = 20000
     max_bytes: int = 200 * 1024 * 1024
+    sentence_vectors: bool = False
     index: ChunkIndex = field(init=False)
     files: dict[str, UploadedFile] = field(default_factory=dict)
     embedded_texts: int = 0
@@ -121,17 +127,25 @@ class SessionPool:
             self.check_room(uploaded.size_bytes, uploaded.name)
             if existing is not None:
                 self.remove_file(uploaded.name)
+            sentences, owners = chunk_sentences(chunks) if self.sentence_vectors else ([], [])
             hashes = [content_hash(c.text) for c in chunks]
-            missing = sorted({h for h in hashes if h not in self._vector_cache})
-            if missing:
-                texts = {h: c.text for h, c in zip(hashes, chunks)}
-                vectors = embed([texts[h] for h in missing])
-                self.embedded_texts += len(missing)
-                self._vector_cache.update(zip(missing, vectors))
+            sentence_hashes = [content_hash(s) for s in sentences]
+            texts = dict(zip(hashes + sentence_hashes, [c.text for c in chunks] + sentences))
+            # Chunks, then sentences, in calls apart (see sentences.embed_chunks).
+            for group in (hashes, sentence_hashes):
+                missing = sorted({h for h in group if h not in self._vector_cache})
+                if missing:
+                    vectors = embed([texts[h] for h in missing])
+                    self.embedded_texts += len(missing)
+                    self._vector_cache.update(zip(missing, vectors))
             matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
-            self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks])
+            sentence_matrix = (
+                np.stack([self._vector_cache[h] for h in sentence_hashes]).astype(SENTENCE_DTYPE) if sentences else None
+            )
+            found = SentenceVectors.of(owners, sentence_matrix, self.dim) if sentences else None
+            self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks], found)
             self.files[uploaded.name] = uploaded
-            self.memory_bytes += estimate_bytes(chunks, self.dim)
+            self.memory_bytes += estimate_bytes(chunks, self.dim, self.sentence_vectors)
             return len(chunks)
 
     def remove_file(self, name: str) -> bool:
@@ -139,7 +153,7 @@ class SessionPool:
         with self._lock:
             if self.files.pop(name, None) is None:
                 return False
-            self.memory_bytes -= estimate_bytes([c for c in self.index.chunks if c.source == name], self.dim)
+            self.memory_bytes -= estimate_bytes([c for c in self.index.chunks if c.source == name], self.dim, self.sentence_vectors)
             self.index.keep(lambda chunk: chunk.source != name)
             return True
 
@@ -154,11 +168,16 @@ class SessionPool:
     def lexical_search(self, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         return self.index.lexical_search(tokens, k)
 
+    def best_sentences(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self.index.best_sentences(chunk_ids, vector)
 
-def estimate_bytes(chunks: Sequence[Chunk], dim: int) -> int:
+
+def estimate_bytes(chunks: Sequence[Chunk], dim: int, sentence_vectors: bool = False) -> int:
     """What holding `chunks` costs a pool: text (str and its tokens, about 3x its UTF-8 size),
-    the vector twice (the index and the cache by content) and per-object overhead."""
-    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks)
+    the vector twice (the index and the cache by content), per-object overhead, and with
+    `sentence_vectors` theirs (float32 in the cache, float16 in the index)."""
+    sentences = len(chunk_sentences(chunks)[1]) if sentence_vectors else 0
+    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks) + sentences * (6 * dim + 200)
 
 
 class SessionRegistry:

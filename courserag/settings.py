@@ -81,6 +81,9 @@ class RetrievalSettings:
     top_k: int = 4
     candidate_multiplier: int = 2  # each path returns candidate_multiplier * top_k candidates…
     min_candidates: int = 50  # …but at least this many for the hybrid ranker (docs/EVALUATION.md)
+    # Share of a candidate's best sentence in the similarity that orders it (hybrid ranker,
+    # courserag/sentences.py); 0 orders by chunk vectors alone and skips the sentence scoring.
+    sentence_weight: float = 0.5
     vector_weight: float = 0.7
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25

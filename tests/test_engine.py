@@ -81,6 +81,23 @@ def test_sessions_never_see_each_others_uploads(engine, notes):
     assert "Q-77" not in other.answer
 
 
+def test_course_candidates_get_their_best_sentence_and_notes_keep_their_chunk_similarity(engine, notes):
+    """Every course candidate of two or more sentences has its best sentence scored from
+    stored vectors (sentences.py); one-sentence chunks and the notes (uploads embed no
+    sentences: SessionPool.sentence_vectors) keep their own similarity."""
+    from courserag.chunking import split_sentences
+
+    engine.add_upload("s1", notes)
+    pool = engine.sessions.peek("s1")
+    vector = engine.embedder.embed_query_for("Where does the secret study group meet?", False)
+    candidates = engine.store.vector_search("csc3100", vector, 20) + pool.vector_search(vector, 5)
+    assert any(c.chunk.origin == "upload" for c in candidates)
+    best = engine._best_sentences("csc3100", pool, candidates, vector)
+    several = {c.chunk.id for c in candidates if c.chunk.origin == "course" and len(split_sentences(c.chunk.text)) > 1}
+    assert several and set(best) == several
+    assert all(-1.0 <= score <= 1.01 for score in best.values())
+
+
 def test_session_index_is_cached_not_rebuilt_per_query(engine, notes, tmp_path):
     engine.add_upload("s1", notes)
     second = tmp_path / "more.txt"

@@ -215,3 +215,35 @@ def test_gates_are_settings():
     middling = ScoredChunk(chunk("late fees"), vector=0.03, lexical=1.0)  # relevance 0.31
     assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.33) == []
     assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.3)
+
+
+@pytest.mark.parametrize(
+    "sentences, weight, expected_first",
+    [
+        ((None, None), 0.5, "chunk-level"),  # no sentence vectors: chunk similarity orders
+        ((0.40, 0.90), 0.5, "one-sentence"),  # its best sentence matches the question
+        ((0.40, 0.90), 0.0, "chunk-level"),  # weight 0: chunk vectors alone
+        ((0.70, None), 0.5, "chunk-level"),  # only one has sentences, and a weaker one
+    ],
+)
+def test_the_best_sentence_orders_candidates(sentences, weight, expected_first):
+    texts = ["chunk-level match about graphs", "one-sentence match about graphs"]
+    candidates = [
+        ScoredChunk(chunk(t), vector=v, lexical=0.5, sentence=s) for t, v, s in zip(texts, (0.60, 0.55), sentences)
+    ]
+    ranked = ranking.rerank_hybrid(candidates, ["graphs"], (), False, 4, sentence_weight=weight)
+    assert ranked[0].chunk.text.startswith(expected_first)
+
+
+def test_the_relevance_gate_reads_the_chunk_similarity_not_the_best_sentence():
+    """The gates and MARGIN_SPAN were measured on chunk similarities: a strong sentence in an
+    off-topic chunk must not turn a refusal into an answer."""
+    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0, sentence=0.95)
+    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+
+
+def test_ranker_for_passes_the_sentence_weight():
+    from courserag.settings import RetrievalSettings
+
+    assert ranking.ranker_for(RetrievalSettings(sentence_weight=0.25)).sentence_weight == 0.25
+    assert ranking.ranker_for(RetrievalSettings()).sentence_weight == ranking.SENTENCE_WEIGHT

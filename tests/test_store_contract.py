@@ -214,3 +214,24 @@ def test_index_model_and_readable_files(store, backend):
     assert store.index_model("c1") is None
     store.replace_file("c1", "week1.pdf", "h1", chunks_for("c1", "week1.pdf", WEEK1, "h1"), unit_vectors(len(WEEK1), 1))
     assert backend.reopen().unreadable_files("c1") == frozenset()
+
+
+def test_sentence_vectors_score_only_the_asked_chunks_of_the_course_and_follow_their_file(store, backend):
+    from courserag.sentences import SentenceVectors
+
+    texts = ["Merge sort splits. Merge sort merges.", "Quick sort pivots. It works in place.", "One sentence."]
+    chunks = chunks_for("c1", "a.pdf", texts, "h1")
+    ids = [c.id for c in chunks]
+    sentence_vectors = unit_vectors(4, 6)
+    store.replace_file("c1", "a.pdf", "h1", chunks, unit_vectors(3, 5), SentenceVectors.of([0, 0, 1, 1], sentence_vectors, DIM))
+    query = sentence_vectors[3]
+    best = backend.reopen().best_sentences("c1", ids + ["no-such-chunk"], query)
+    expected = {ids[0]: float(max(sentence_vectors[:2] @ query)), ids[1]: 1.0}  # the third has no sentences
+    assert best == pytest.approx(expected, abs=2e-3)
+    assert store.best_sentences("c1", ids[:1], query) == pytest.approx({ids[0]: expected[ids[0]]}, abs=2e-3)
+    assert store.best_sentences("c2", ids, query) == {}
+    # A new version of the file without the second chunk: its sentences go with it.
+    store.replace_file("c1", "a.pdf", "h2", chunks[:1], unit_vectors(1, 5), SentenceVectors.of([0, 0], sentence_vectors[:2], DIM))
+    assert set(store.best_sentences("c1", ids, query)) == {ids[0]}
+    store.delete_file("c1", "a.pdf")
+    assert store.best_sentences("c1", ids, query) == {}

@@ -195,7 +195,7 @@ def test_objects_have_the_layout_llamaindex_writes():
     uuid = object_uuid("csc3100", chunk)
     ours = object_properties("csc3100", "notes/a b.pdf", "sha-9", chunk, uuid)
     metadata = {key: ours[key] for key in ("course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id",
-                                           "origin", "lexical")}
+                                           "origin", "lexical", "index_format")}
     node = TextNode(
         id_=uuid, text=chunk.text, embedding=[0.5, 0.5], metadata=metadata,
         excluded_embed_metadata_keys=list(metadata), excluded_llm_metadata_keys=list(metadata),

@@ -108,21 +108,25 @@ def test_creates_the_collection_with_its_properties(store, server):
     client = raw_client(server)
     try:
         config = client.collections.get("CourseChunks").config.get()
+        sentences = client.collections.get("CourseChunks_Sentences").config.get()
     finally:
         client.close()
     props = {p.name: p for p in config.properties}
-    assert {"text", "lexical", "course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id", "origin"} <= set(props)
+    assert {"text", "lexical", "course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id", "origin",
+            "index_format"} <= set(props)
+    assert {p.name for p in sentences.properties} == {"course_id", "source_file", "chunk_id"}
+    assert all(p.index_filterable for p in sentences.properties)
     assert props["lexical"].tokenization.value == "whitespace" and props["lexical"].index_searchable
     assert props["course_id"].tokenization.value == "field" and props["course_id"].index_filterable
     assert props["source_file"].index_filterable
     assert config.vectorizer.value == "none"
     assert config.vector_index_config.distance_metric.value == "cosine"
     assert config.inverted_index_config.stopwords.preset.value == "none"
-    # A second store on the same server finds the collection and does not recreate it.
+    # A second store on the same server finds both collections and does not recreate them.
     other = WeaviateCourseStore(config_for(server))
     assert other.count("csc3100") == 0
     other.close()
-    assert server.db.request_log.count("REST POST /v1/schema") == 1
+    assert server.db.request_log.count("REST POST /v1/schema") == 2
 
 
 def test_adds_missing_properties_to_an_existing_collection(server):
@@ -475,3 +479,16 @@ def test_weaviate_cloud_urls_use_the_cloud_helper(monkeypatch):
     assert calls["cluster_url"] == "abc123.c0.europe-west3.gcp.weaviate.cloud" and calls["key"] == "cloud-key-999"
     assert calls["timeout"].query == 3.0 and calls["timeout"].init == 3.0
     assert url in str(info.value) and "cloud-key-999" not in str(info.value)
+
+
+def test_chunks_written_before_sentence_vectors_ask_for_a_rebuild(server):
+    """Chunk objects without the current `index_format` (written by an older version) make
+    the model guard see another space: the app names the rebuild command, a build re-embeds."""
+    store = WeaviateCourseStore(config_for(server, embedding_model="m"), 4)
+    chunk = Chunk.make("One. Two.", "a.md", "lines 1-1", "course", course_id="c1")
+    store.replace_file("c1", "a.md", "h", [chunk], np.eye(4, dtype=np.float32)[:1])
+    assert store.index_model("c1") == "m"
+    for obj in server.db.get_collection("CourseChunks").objects.values():
+        obj.properties.pop("index_format")
+    assert store.index_model("c1") == "m (without sentence vectors)"
+    store.close()

@@ -32,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ranking", default=None, metavar="MODULE",
                         help="rank with MODULE.ranker_for(retrieval settings) instead of courserag.ranking's")
     parser.add_argument("--min-candidates", type=int, default=None, help="override RetrievalSettings.min_candidates")
+    parser.add_argument("--sentence-weight", type=float, default=None,
+                        help="override RetrievalSettings.sentence_weight (0: chunk vectors alone)")
     parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -45,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings.from_env()
     if args.min_candidates is not None:
         settings = replace(settings, retrieval=replace(settings.retrieval, min_candidates=args.min_candidates))
+    if args.sentence_weight is not None:
+        settings = replace(settings, retrieval=replace(settings.retrieval, sentence_weight=args.sentence_weight))
     fusion = args.fusion or settings.retrieval.fusion
     report = evaluate(
         args.set, args.scope, fusion, args.titles, args.limit, args.seed, settings,

@@ -24,6 +24,7 @@ from courserag.parsers import ParsedDocument
 from courserag.courses import Course, CourseDirectory
 from courserag.embedders import Embedder
 from courserag.records import Chunk, Section
+from courserag.sentences import embed_chunks
 from courserag.settings import Settings
 from courserag.textnorm import is_chinese
 from courserag.stores.local import LocalCourseStore
@@ -65,13 +66,16 @@ def ingest(
         by_title.setdefault(passage.title, []).append(passage)
     files = [(course_of(title), title, *title_chunks(title, passages, course_of(title), settings, embedder))
              for title, passages in by_title.items()]
-    all_texts = [c.text for *_, chunks in files for c in chunks]
-    vectors = embedder.embed_batch(all_texts, settings.embedding_batch_size)
+    # Every title's chunks and sentences in one embedding call (the cache and the batches
+    # see them all at once), then split back per title.
+    all_chunks = [c for *_, chunks in files for c in chunks]
+    vectors, sentences = embed_chunks(lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), all_chunks, embedder.dim)
     start = 0
     for course_id, title, file_hash, chunks in files:
-        store.replace_file(course_id, f"{title}.txt", file_hash, chunks, vectors[start : start + len(chunks)])
+        rows = range(start, start + len(chunks))
+        store.replace_file(course_id, f"{title}.txt", file_hash, chunks, vectors[rows.start : rows.stop], sentences.select(rows))
         start += len(chunks)
-    return len(all_texts)
+    return len(all_chunks)
 
 
 def build_directory(course_ids: Iterable[str], docs: Path, language: str = "en") -> CourseDirectory:

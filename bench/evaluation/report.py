@@ -63,6 +63,7 @@ def format_report(report: Report) -> str:
     st, t = report.settings, report.timings
     lines.append(
         f"- product: ranking module {st.get('ranking')}, fusion {st.get('fusion')}, min_candidates {st.get('min_candidates')}, "
+        f"sentence_weight {st.get('sentence_weight')}, "
         f"chunk_tokens {st.get('chunk_tokens')}, embedder {st.get('embedder')}"
     )
     lines.append(

@@ -52,6 +52,7 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
     from courserag.embedders import CachingEmbedder, get_embedder
     from courserag.engine import RagEngine
     from courserag.ingest import IngestConfig, ingest_file
+    from courserag.sentences import embed_chunks
     from courserag.settings import Settings
     from courserag.stores.local import LocalCourseStore
 
@@ -68,8 +69,8 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
             text = "\n\n".join(p.text for p in eval_set.passages if p.title == title)
             name = hashlib.sha1(title.encode("utf-8")).hexdigest()[:12] + ".txt"
             ingested = ingest_file(text.encode("utf-8"), name, config, origin="course", course_id=GLOBAL)
-            vectors = cached.embed_batch([c.text for c in ingested.chunks], base.embedding_batch_size)
-            store.replace_file(GLOBAL, name, hashlib.sha256(text.encode("utf-8")).hexdigest(), ingested.chunks, vectors)
+            vectors, sentences = embed_chunks(lambda texts: cached.embed_batch(texts, base.embedding_batch_size), ingested.chunks, cached.dim)
+            store.replace_file(GLOBAL, name, hashlib.sha256(text.encode("utf-8")).hexdigest(), ingested.chunks, vectors, sentences)
             chunks += len(ingested.chunks)
         file_of = {t: hashlib.sha1(t.encode("utf-8")).hexdigest()[:12] + ".txt" for t in eval_set.titles}
         engine = RagEngine(base, build_directory([GLOBAL], workdir, corpus_language(eval_set)), store, cached)

@@ -15,6 +15,7 @@ import numpy as np
 
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
+from courserag.sentences import SentenceVectors
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,10 @@ class CourseStore(Protocol):
         file_hash: str,
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None:
-        """Atomically replace every chunk of `source` in `course_id` by `chunks`."""
+        """Atomically replace every chunk of `source` in `course_id` by `chunks`, with their
+        sentence vectors (sentences.py; owners are rows of `chunks`) when given."""
         ...
 
     def delete_file(self, course_id: str, source: str) -> None:
@@ -96,6 +99,11 @@ class CourseStore(Protocol):
     def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
         """Candidates for one question: the store's own way of combining the two searches
         (separate vector and BM25 lists, or native hybrid)."""
+        ...
+
+    def best_sentences(self, course_id: str, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Chunk id -> best sentence similarity to `vector`, for the given chunks that have
+        sentence vectors ({} from a store that keeps none: they rank by chunk vector)."""
         ...
 
     def count(self, course_id: str) -> int:
@@ -123,7 +131,9 @@ class CourseStage(Protocol):
     """A course being rebuilt: `put` every file, then `commit` (or `abort`). Until the
     commit, searches see the previous version whole."""
 
-    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+    def put(
+        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+    ) -> None: ...
 
     def commit(self) -> None: ...
 

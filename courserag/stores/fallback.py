@@ -17,6 +17,7 @@ import numpy as np
 from courserag.errors import StoreUnavailableError
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
+from courserag.sentences import SentenceVectors
 from courserag.stores.base import CourseHits, CourseStore, FileRecord, StoreHealth
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,9 @@ class FallbackCourseStore:
     def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         return self._read("lexical search", lambda store: store.lexical_search(course_id, tokens, k))[0]
 
+    def best_sentences(self, course_id: str, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self._read("sentence scores", lambda store: store.best_sentences(course_id, chunk_ids, vector))[0]
+
     def files(self, course_id: str) -> dict[str, FileRecord]:
         return self._read("files", lambda store: store.files(course_id))[0]
 
@@ -79,8 +83,11 @@ class FallbackCourseStore:
 
     # -- writes (primary only) ----------------------------------------------------------
 
-    def replace_file(self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        self.primary.replace_file(course_id, source, file_hash, chunks, vectors)
+    def replace_file(
+        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
+    ) -> None:
+        self.primary.replace_file(course_id, source, file_hash, chunks, vectors, sentences)
 
     def delete_file(self, course_id: str, source: str) -> None:
         self.primary.delete_file(course_id, source)

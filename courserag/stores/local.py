@@ -35,6 +35,7 @@ from courserag.chunk_index import ChunkIndex
 from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
 from courserag.messages import Notice
 from courserag.records import Chunk, ScoredChunk
+from courserag.sentences import INDEX_FORMAT, SentenceVectors, index_space
 from courserag.settings import DEFAULT_EMBEDDING_MODEL
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.textnorm import word_tokens
@@ -115,7 +116,7 @@ class LocalCourseStore:
             raise StoreUnavailableError(f"the course index of {course_id} cannot be read ({type(exc).__name__})") from exc
 
     def _write_manifest(self, course_id: str, manifest: dict) -> None:
-        manifest = dict(manifest, embedding_model=self.model, dim=self.dim)
+        manifest = dict(manifest, embedding_model=self.model, dim=self.dim, index_format=INDEX_FORMAT)
         manifest["generation"] = manifest.get("generation", 0) + 1
         data = json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
         try:
@@ -124,14 +125,20 @@ class LocalCourseStore:
             raise _write_error(self.root, exc) from exc
 
     def _write_segment(
-        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors, generation: str = ""
+        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors,
+        sentences: SentenceVectors | None = None, generation: str = "",
     ) -> str:
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors for {source}")
+        sentences = sentences if sentences is not None else SentenceVectors.empty(self.dim)
+        if len(sentences) and (sentences.vectors.shape[1] != self.dim or int(sentences.owners.max()) >= len(chunks)):
+            raise ValueError(f"sentence vectors of shape {sentences.vectors.shape} do not fit {len(chunks)} chunks of {source}")
         segment = _segment_name(source, file_hash, self.model, generation)
         payload = {"chunks": [c.to_dict() for c in chunks], "tokens": [word_tokens(c.text) for c in chunks]}
         buffer = _npz_bytes(
             vectors=np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim),
+            sentence_owners=sentences.owners,
+            sentence_vectors=sentences.vectors,
             meta=np.frombuffer(json.dumps(payload, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
         )
         try:
@@ -160,16 +167,21 @@ class LocalCourseStore:
     def index_model(self, course_id: str) -> str | None:
         """The embedding model of the course's vectors (None when it has no index)."""
         manifest = self._read_manifest(course_id)
-        return manifest.get("embedding_model", LEGACY_MODEL) if manifest["files"] else None
+        return self._space(manifest) if manifest["files"] else None
+
+    @staticmethod
+    def _space(manifest: dict) -> str:
+        return index_space(manifest.get("embedding_model", LEGACY_MODEL), manifest.get("index_format", 1))
 
     def replace_file(
-        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray
+        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None:
         with self._lock:
             manifest = self._read_manifest(course_id)
-            if manifest["files"] and manifest.get("embedding_model", LEGACY_MODEL) != self.model:
+            if manifest["files"] and self._space(manifest) != self.model:
                 raise self._space_error(course_id, manifest)
-            segment = self._write_segment(course_id, source, file_hash, chunks, vectors)
+            segment = self._write_segment(course_id, source, file_hash, chunks, vectors, sentences)
             manifest["files"][source] = {"file_hash": file_hash, "chunks": len(chunks), "segment": segment}
             self._write_manifest(course_id, manifest)
             self._remove_unreferenced(course_id, manifest)
@@ -201,7 +213,7 @@ class LocalCourseStore:
     # -- reads ----------------------------------------------------------------------------
 
     def _space_error(self, course_id: str, manifest: dict) -> EmbeddingSpaceError:
-        return EmbeddingSpaceError(course_id, manifest.get("embedding_model", LEGACY_MODEL), self.model)
+        return EmbeddingSpaceError(course_id, self._space(manifest), self.model)
 
     def _index(self, course_id: str) -> ChunkIndex:
         """The course's in-memory index (benchmarks and tests read it)."""
@@ -222,29 +234,38 @@ class LocalCourseStore:
             self._indexes[course_id] = (stamp, index, broken)
             return index, broken
 
-    def _read_segment(self, path: Path) -> tuple[np.ndarray, dict]:
+    def _read_segment(self, path: Path) -> tuple[np.ndarray, SentenceVectors, dict]:
         with np.load(path, allow_pickle=False) as data:
-            return np.asarray(data["vectors"], dtype=np.float32), json.loads(data["meta"].tobytes().decode("utf-8"))
+            matrix = np.asarray(data["vectors"], dtype=np.float32)
+            if "sentence_vectors" in data.files:
+                sentences = SentenceVectors.of(data["sentence_owners"], data["sentence_vectors"], self.dim)
+            else:
+                sentences = SentenceVectors.empty(self.dim)
+            return matrix, sentences, json.loads(data["meta"].tobytes().decode("utf-8"))
 
     def _load(self, course_id: str) -> tuple[ChunkIndex, frozenset[str]]:
         manifest = self._read_manifest(course_id)
-        if manifest["files"] and manifest.get("embedding_model", LEGACY_MODEL) != self.model:
+        if manifest["files"] and self._space(manifest) != self.model:
             raise self._space_error(course_id, manifest)
         chunks: list[Chunk] = []
+        sentences: list[tuple[SentenceVectors, int]] = []
         tokens: list[list[str]] = []
         vectors: list[np.ndarray] = []
         broken: set[str] = set()
         segments = self._course_dir(course_id) / "segments"
         for source in sorted(manifest["files"]):
             try:
-                matrix, payload = self._read_segment(segments / manifest["files"][source]["segment"])
+                matrix, file_sentences, payload = self._read_segment(segments / manifest["files"][source]["segment"])
                 if matrix.shape != (len(payload["chunks"]), self.dim):
                     raise ValueError(f"vectors of shape {matrix.shape} for {len(payload['chunks'])} chunks")
+                if len(file_sentences) and int(file_sentences.owners.max()) >= len(payload["chunks"]):
+                    raise ValueError(f"sentence owners beyond {len(payload['chunks'])} chunks")
             except Exception as exc:  # noqa: BLE001 - one damaged file must not take the course down
                 log.warning("skipping an unreadable segment of %s (%s): %s", course_id, source, exc)
                 broken.add(source)
                 continue
             vectors.append(matrix)
+            sentences.append((file_sentences, len(chunks)))
             chunks.extend(Chunk.from_dict(c) for c in payload["chunks"])
             # Intern each segment's tokens as it is read, so its parsed copies die here:
             # kept until the end, 12M short-lived strings fragment the heap between the
@@ -253,7 +274,7 @@ class LocalCourseStore:
             del payload
         index = ChunkIndex(self.dim, self.name)
         matrix = np.vstack(vectors) if vectors else np.zeros((0, self.dim), dtype=np.float32)
-        index.rebuild(chunks, matrix, tokens)
+        index.rebuild(chunks, matrix, tokens, SentenceVectors.concat(sentences, self.dim))
         return index, frozenset(broken)
 
     def unreadable_files(self, course_id: str) -> frozenset[str]:
@@ -265,6 +286,9 @@ class LocalCourseStore:
 
     def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         return self._index(course_id).lexical_search(tokens, k)
+
+    def best_sentences(self, course_id: str, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self._index(course_id).best_sentences(chunk_ids, vector)
 
     def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
         hits = separate_search(self, course_id, vector, tokens, k)
@@ -296,8 +320,10 @@ class LocalStage:
         self.generation = uuid.uuid4().hex[:8]
         self._files: dict[str, dict] = {}
 
-    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        segment = self.store._write_segment(self.course_id, source, file_hash, chunks, vectors, self.generation)
+    def put(
+        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+    ) -> None:
+        segment = self.store._write_segment(self.course_id, source, file_hash, chunks, vectors, sentences, self.generation)
         self._files[source] = {"file_hash": file_hash, "chunks": len(chunks), "segment": segment}
 
     def commit(self) -> None:

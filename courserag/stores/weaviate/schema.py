@@ -5,6 +5,12 @@ vectors (no vectorizer) and a `lexical` property holding `courserag.textnorm.wor
 joined by spaces, with whitespace tokenization and no stopword preset, so that Weaviate's
 BM25 sees exactly the tokens the local store's BM25 sees, in English and Chinese.
 
+Sentence vectors (courserag/sentences.py) live in a second collection, `<name>_Sentences`:
+one object per sentence with its vector and the course, file and chunk id it belongs to, so
+the candidates' sentences are found by one filtered vector query. Every chunk object says
+the `index_format` it was written in; chunks of an older format make the model guard ask
+for a rebuild.
+
 The object layout is the one LlamaIndex's `WeaviateVectorStore.add` writes (the store used
 to write through it; see README "Weaviate Cloud" for why it no longer does): the text under
 `text`, every metadata key as a top-level property, and `_node_content` (the node as JSON),
@@ -23,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from courserag.records import Chunk
+from courserag.sentences import INDEX_FORMAT, SentenceVectors
 from courserag.textnorm import word_tokens
 
 logger = logging.getLogger(__name__)
@@ -55,6 +62,7 @@ PROPERTIES = (
     _text("content_hash", "SHA-256 of the source file.", tokenization="field", filterable=True),
     _text("chunk_id", "courserag chunk id.", tokenization="field", filterable=True),
     _text("origin", "course or upload.", tokenization="field", filterable=True),
+    _text("index_format", "courserag index format the object was written in.", tokenization="field", filterable=True),
     # LlamaIndex's bookkeeping (llama_index.core.vector_stores.utils.node_to_metadata_dict).
     _text("_node_content", "The LlamaIndex node as JSON."),
     _text("_node_type", "LlamaIndex node class."),
@@ -75,6 +83,30 @@ def collection_schema(name: str) -> dict:
         # k1/b as in courserag.lexical; no stopword preset: word_tokens already dropped ours.
         "invertedIndexConfig": {"bm25": {"k1": 1.2, "b": 0.75}, "stopwords": {"preset": "none"}},
         "properties": [dict(prop) for prop in PROPERTIES],
+    }
+
+
+SENTENCE_PROPERTIES = (
+    _text("course_id", "The course the sentence's chunk belongs to.", tokenization="field", filterable=True),
+    _text("source_file", "Path of the file relative to the course folder.", tokenization="field", filterable=True),
+    _text("chunk_id", "courserag id of the chunk the sentence is part of.", tokenization="field", filterable=True),
+)
+
+
+def sentence_collection(name: str) -> str:
+    """The collection of the sentence vectors of collection `name`."""
+    return f"{name}_Sentences"
+
+
+def sentence_collection_schema(name: str) -> dict:
+    """The sentence collection (`name` is the chunk collection's)."""
+    return {
+        "class": sentence_collection(name),
+        "description": "Sentence vectors of courserag chunks; vectors are supplied by the app.",
+        "vectorizer": "none",
+        "vectorIndexType": "hnsw",
+        "vectorIndexConfig": {"distance": "cosine"},
+        "properties": [dict(prop) for prop in SENTENCE_PROPERTIES],
     }
 
 
@@ -100,6 +132,23 @@ def file_objects(course_id: str, source: str, file_hash: str, chunks: Sequence[C
     return objects
 
 
+def sentence_objects(course_id: str, source: str, chunks: Sequence[Chunk], sentences: SentenceVectors) -> list[WeaviateObject]:
+    """The objects of one file's sentence vectors (owners are rows of `chunks`). A UUID is
+    the chunk's id and the sentence's place in it: a re-indexed unchanged chunk overwrites
+    its sentences in place."""
+    from weaviate.util import generate_uuid5
+
+    objects = []
+    place = 0
+    for i, (owner, vector) in enumerate(zip(sentences.owners.tolist(), sentences.vectors)):
+        place = place + 1 if i and owner == sentences.owners[i - 1] else 0
+        chunk = chunks[owner]
+        properties = {"course_id": course_id, "source_file": source, "chunk_id": chunk.id}
+        uuid = generate_uuid5(f"{chunk.id}\x1f{place}", course_id)
+        objects.append(WeaviateObject(uuid, properties, np.asarray(vector, dtype=np.float32).tolist()))
+    return objects
+
+
 def object_uuid(course_id: str, chunk: Chunk) -> str:
     """The object's UUID: stable for the same chunk of the same course."""
     from weaviate.util import generate_uuid5
@@ -120,6 +169,7 @@ def chunk_metadata(course_id: str, source: str, file_hash: str, chunk: Chunk) ->
         "chunk_id": chunk.id,
         "origin": chunk.origin,
         "lexical": " ".join(word_tokens(chunk.text)),
+        "index_format": str(INDEX_FORMAT),
     }
 
 
@@ -195,20 +245,31 @@ def file_filter(course_id: str, source: str) -> Any:
 # -- on the server -----------------------------------------------------------------------
 
 
-def ensure_collection(client: Any, name: str) -> None:
-    """Create the collection if missing; add the properties an older schema lacks."""
+def _create(client: Any, schema: dict) -> bool:
+    """Create a collection unless it exists; whether this call created it."""
     from weaviate.exceptions import UnexpectedStatusCodeError
 
-    if not client.collections.exists(name):
-        try:
-            client.collections.create_from_dict(collection_schema(name))
-            logger.info("created Weaviate collection %s", name)
-            return
-        except UnexpectedStatusCodeError as exc:
-            # Another process may have created it in the meantime.
-            if not client.collections.exists(name):
-                raise
-            logger.debug("collection %s appeared concurrently: %s", name, exc.status_code)
+    name = schema["class"]
+    if client.collections.exists(name):
+        return False
+    try:
+        client.collections.create_from_dict(schema)
+        logger.info("created Weaviate collection %s", name)
+        return True
+    except UnexpectedStatusCodeError as exc:
+        # Another process may have created it in the meantime.
+        if not client.collections.exists(name):
+            raise
+        logger.debug("collection %s appeared concurrently: %s", name, exc.status_code)
+        return False
+
+
+def ensure_collection(client: Any, name: str) -> None:
+    """Create the chunk and sentence collections if missing; add the properties an older
+    chunk schema lacks."""
+    _create(client, sentence_collection_schema(name))
+    if _create(client, collection_schema(name)):
+        return
     from weaviate.classes.config import DataType, Property, Tokenization
 
     collection = client.collections.get(name)

@@ -17,6 +17,7 @@ import numpy as np
 
 from courserag.errors import StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
+from courserag.sentences import INDEX_FORMAT, SentenceVectors, index_space
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.stores.weaviate.batch import WriteContext, insert_in_groups, send_batch
 from courserag.stores.weaviate.client import WeaviateConnection, mask
@@ -30,6 +31,8 @@ from courserag.stores.weaviate.schema import (
     ensure_collection,
     file_filter,
     file_objects,
+    sentence_collection,
+    sentence_objects,
 )
 
 logger = logging.getLogger(__name__)
@@ -43,6 +46,8 @@ PAGE = 1000
 MAX_FILES = 10000
 # Ids per delete-by-id request.
 DELETE_IDS = 500
+# Most sentences one `best_sentences` query returns (Weaviate's QUERY_MAXIMUM_RESULTS).
+MAX_SENTENCES = 10000
 
 
 class WeaviateCourseStore:
@@ -90,8 +95,9 @@ class WeaviateCourseStore:
     def _write(self, what: str, op: Callable[[Any], T]) -> T:
         return self._conn.run(what, op, self._conn.deadlines.write)
 
-    def _collection(self, client: Any) -> Any:
-        return client.collections.get(self.config.collection)
+    def _collection(self, client: Any, sentences: bool = False) -> Any:
+        name = self.config.collection
+        return client.collections.get(sentence_collection(name) if sentences else name)
 
     def _query_vector(self, vector: np.ndarray) -> list[float]:
         flat = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -266,8 +272,13 @@ class WeaviateCourseStore:
         file_hash: str,
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None:
         """Insert the new chunks, then delete the file's chunks that are not among them.
+
+        The sentence vectors go to the sentence collection the same way (new ones first,
+        then the file's stale ones), after the chunks: a search in between finds new chunks
+        without sentences, which rank by their chunk vector.
 
         Weaviate has no transactions; this order means a search never sees the file missing,
         and a failed insert leaves the previous version searchable (its chunks are deleted
@@ -278,16 +289,23 @@ class WeaviateCourseStore:
             self.delete_file(course_id, source)
             return
         objects = file_objects(course_id, source, file_hash, chunks, self._checked_vectors(source, chunks, vectors))
-        new_ids = {obj.uuid for obj in objects}
+        sentences = sentences if sentences is not None else SentenceVectors.empty(len(objects[0].vector))
+        if len(sentences) and int(sentences.owners.max()) >= len(chunks):
+            raise ValueError(f"sentence owners beyond the {len(chunks)} chunks of {source}")
+        parts = [(False, objects), (True, sentence_objects(course_id, source, chunks, sentences))]
         with self._write_lock:
-            with self._indexing(course_id, source):
-                old_ids = self._file_uuids(course_id, source)
-            self._insert_or_roll_back(course_id, source, objects, new_ids - old_ids)
-            stale = sorted(old_ids - new_ids)
-            if stale:
+            stale: list[tuple[bool, list[str]]] = []
+            for in_sentences, new in parts:
+                new_ids = {obj.uuid for obj in new}
                 with self._indexing(course_id, source):
-                    self._delete_ids(course_id, stale)
-        logger.info("indexed %s of course %s in Weaviate: %d chunks (%d replaced)", source, course_id, len(objects), len(stale))
+                    old_ids = self._file_uuids(course_id, source, in_sentences)
+                self._insert_or_roll_back(course_id, source, new, new_ids - old_ids, in_sentences)
+                stale.append((in_sentences, sorted(old_ids - new_ids)))
+            for in_sentences, ids in stale:
+                if ids:
+                    with self._indexing(course_id, source):
+                        self._delete_ids(course_id, ids, in_sentences)
+        logger.info("indexed %s of course %s in Weaviate: %d chunks (%d replaced)", source, course_id, len(objects), len(stale[0][1]))
 
     def stage(self, course_id: str) -> "WeaviateStage":
         """A rebuild of the course: every file is replaced in place (new chunks first, then
@@ -295,9 +313,50 @@ class WeaviateCourseStore:
         moment of the rebuild finds the course empty."""
         return WeaviateStage(self, course_id, set(self.files(course_id)))
 
+    def best_sentences(self, course_id: str, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """One vector query on the sentence collection, filtered to the candidates' chunks:
+        the server scores only their sentences; the best per chunk is kept."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        query = self._query_vector(vector)
+
+        def op(client: Any) -> dict[str, float]:
+            from weaviate.classes.query import Filter, MetadataQuery
+
+            result = self._collection(client, sentences=True).query.near_vector(
+                near_vector=query,
+                limit=MAX_SENTENCES,
+                filters=course_filter(course_id) & Filter.by_property("chunk_id").contains_any(ids),
+                return_metadata=MetadataQuery(distance=True),
+                return_properties=["chunk_id"],
+            )
+            best: dict[str, float] = {}
+            for obj in result.objects:
+                chunk_id = str(obj.properties.get("chunk_id") or "")
+                similarity = 1.0 - float(obj.metadata.distance)  # cosine distance = 1 - cos
+                best[chunk_id] = max(similarity, best.get(chunk_id, -1.0))
+            return best
+
+        return self._query("sentence scores", op)
+
     def index_model(self, course_id: str) -> str | None:
-        """The collection's model (it is named after it) when the course has chunks in it."""
-        return (self.config.embedding_model or None) if self.count(course_id) else None
+        """The collection's model (it is named after it) when the course has chunks in it,
+        marked as another space when some chunks were written in an older index format."""
+        total = self.count(course_id)
+        if not total:
+            return None
+        model = self.config.embedding_model or None
+        if model is None:
+            return None
+
+        def op(client: Any) -> int:
+            from weaviate.classes.query import Filter
+
+            current = course_filter(course_id) & Filter.by_property("index_format").equal(str(INDEX_FORMAT))
+            return int(self._collection(client).aggregate.over_all(filters=current, total_count=True).total_count or 0)
+
+        return index_space(model, INDEX_FORMAT if self._query("index format", op) == total else 1)
 
     def unreadable_files(self, course_id: str) -> frozenset[str]:
         return frozenset()  # Weaviate keeps its own storage consistent
@@ -323,27 +382,29 @@ class WeaviateCourseStore:
         except StoreUnavailableError as exc:
             raise StoreUnavailableError(f"cannot index {source!r} of course {course_id!r}: {exc}") from exc
 
-    def _insert_or_roll_back(self, course_id: str, source: str, objects: list[WeaviateObject], only_new: set[str]) -> None:
+    def _insert_or_roll_back(
+        self, course_id: str, source: str, objects: list[WeaviateObject], only_new: set[str], sentences: bool = False
+    ) -> None:
         """Insert every object; on failure, delete what only the new version had (best
         effort), so the old version stays whole, and raise."""
         try:
-            self._insert(course_id, source, objects)
+            self._insert(course_id, source, objects, sentences)
         except StoreUnavailableError:
             try:
-                self._delete_ids(course_id, sorted(only_new))
+                self._delete_ids(course_id, sorted(only_new), sentences)
             except StoreUnavailableError as cleanup:
                 logger.warning("could not clean up a failed replace of %s: %s", source, cleanup)
             raise
 
-    def _insert(self, course_id: str, source: str, objects: list[WeaviateObject]) -> None:
+    def _insert(self, course_id: str, source: str, objects: list[WeaviateObject], sentences: bool = False) -> None:
         def send(group: list[WeaviateObject]) -> list[str]:
-            return self._write("insert", lambda client: [mask(e) for e in send_batch(self._collection(client), group)])
+            return self._write("insert", lambda client: [mask(e) for e in send_batch(self._collection(client, sentences), group)])
 
         insert_in_groups(send, objects, WriteContext(self.url, course_id, source))
 
-    def _file_uuids(self, course_id: str, source: str) -> set[str]:
+    def _file_uuids(self, course_id: str, source: str, sentences: bool = False) -> set[str]:
         def op(client: Any) -> set[str]:
-            collection = self._collection(client)
+            collection = self._collection(client, sentences)
             found: set[str] = set()
             offset = 0
             while True:
@@ -357,7 +418,7 @@ class WeaviateCourseStore:
 
         return self._query("list chunks", op)
 
-    def _delete_ids(self, course_id: str, uuids: Sequence[str]) -> None:
+    def _delete_ids(self, course_id: str, uuids: Sequence[str], sentences: bool = False) -> None:
         from weaviate.classes.query import Filter
 
         ids = list(uuids)
@@ -365,7 +426,7 @@ class WeaviateCourseStore:
             part = ids[start : start + DELETE_IDS]
 
             def op(client: Any, part=part) -> None:
-                result = self._collection(client).data.delete_many(
+                result = self._collection(client, sentences).data.delete_many(
                     where=course_filter(course_id) & Filter.by_id().contains_any(part)
                 )
                 if result.failed:
@@ -375,11 +436,11 @@ class WeaviateCourseStore:
 
             self._write("delete", op)
 
-    def _delete_where(self, what: str, where: Any) -> None:
+    def _delete_where(self, what: str, where: Any, sentences: bool = False) -> None:
         """delete_many until nothing matches (Weaviate deletes at most QUERY_MAXIMUM_RESULTS a call)."""
 
         def op(client: Any) -> int:
-            result = self._collection(client).data.delete_many(where=where)
+            result = self._collection(client, sentences).data.delete_many(where=where)
             if result.failed:
                 raise StoreUnavailableError(f"Weaviate at {self.url} could not delete {result.failed} chunks ({what})")
             return int(result.successful)
@@ -391,10 +452,12 @@ class WeaviateCourseStore:
     def delete_file(self, course_id: str, source: str) -> None:
         with self._write_lock:
             self._delete_where("delete file", file_filter(course_id, source))
+            self._delete_where("delete file", file_filter(course_id, source), sentences=True)
 
     def delete_course(self, course_id: str) -> None:
         with self._write_lock:
             self._delete_where("delete course", course_filter(course_id))
+            self._delete_where("delete course", course_filter(course_id), sentences=True)
 
     # -- health -----------------------------------------------------------------------------
 
@@ -424,8 +487,10 @@ class WeaviateStage:
         self.before = before
         self.put_sources: set[str] = set()
 
-    def put(self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        self.store.replace_file(self.course_id, source, file_hash, chunks, vectors)
+    def put(
+        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+    ) -> None:
+        self.store.replace_file(self.course_id, source, file_hash, chunks, vectors, sentences)
         self.put_sources.add(source)
 
     def commit(self) -> None:
