@@ -77,6 +77,7 @@ def test_units_read_on_their_own(text, doc_type, expected):
         ("Laptops are not allowed during the exam.", "rule", True),  # what answers "Can I…?"
         ("不允许：由他人或生成式 AI 代写作业。", "rule", True),
         ("The exam covers weeks 1-6.", "rule", False),
+        ("The midterm does not cover graphs.", "rule", True),  # settles "Will graphs be on it?"
         ("微信号：wangyue_ta", "messaging", True),
         ("WeChat ID: wangyue_ta", "messaging", True),
         ("wang.yue@example.edu.cn", "messaging", False),

@@ -48,7 +48,7 @@ GENERIC_WORDS = frozenset(
     """course class classes materials material say says tell know please about anything information
     date dates day days time times room rooms where when who whom email address phone number numbers
     percentage percent weight deadline held take place happen happens get got need much many long fast allowed
-    more some any also just still really very write contact
+    more some any also just still really very write contact up stuff thing things
     课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
     老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课 内容
     几个 哪种 哪一种 通常 一般 分别 这一 那个 这些 那些""".split()

@@ -56,10 +56,12 @@ PATTERNS: dict[str, re.Pattern] = {
     ),
     "duration": re.compile(r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年", re.IGNORECASE),
     "complexity": re.compile(r"\b(?:O|Θ|Ω|Theta|Omega)\s*\([^)]{1,40}\)"),
-    # What is allowed, required or forbidden: the sentence that answers "Can I…?" / "可以…吗？".
+    # What is allowed, required or forbidden, or plainly not the case: the sentence that
+    # answers "Can I…?", "Will graphs be on the midterm?", "可以…吗？".
     "rule": re.compile(
         r"\b(?i:allowed|permitted|prohibited|forbidden|must|may|cannot|can't|required|not accepted|no credit)\b"
-        r"|允许|禁止|不得|不可|不能|必须|须|不予|严禁|不接受"),
+        r"|\b(?i:(?:does|do|is|are|will|was|were) not|isn't|aren't|won't|doesn't|never)\b"
+        r"|允许|禁止|不得|不可|不能|必须|须|不予|严禁|不接受|不会|不在|不包括|不考"),
     # "when it holds 37 keys": a condition answers a "when" as well as a date does.
     "condition": re.compile(r"\b(?i:when|whenever|once|if|as soon as|until)\b|当.{0,30}(?:时|后)|一旦|如果|只要"),
 }
