@@ -113,7 +113,7 @@ def sentence_spans(owners: np.ndarray) -> dict[int, tuple[int, int]]:
 def best_sentence_scores(vectors: np.ndarray, spans: Sequence[tuple[int, int]], query: np.ndarray) -> list[float]:
     """The best cosine of each span of sentence rows with the (normalised) query: one
     gather and one matrix product for all candidates."""
-    spans = [s for s in spans]
+    spans = list(spans)
     if not spans:
         return []
     rows = np.concatenate([np.arange(a, b) for a, b in spans])

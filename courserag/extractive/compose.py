@@ -73,18 +73,20 @@ CROSS_ON_SUBJECT_MARGIN = 0.07
 # The unit that holds the kind of fact asked for must also be about the question's subject:
 # "Which room is the final exam in?" is not answered by the midterm's room.
 NEED_COVERAGE = 0.6
+# A neighbour of the best unit (at most NEAR_POSITIONS units away in its source) is quoted
+# with it when it scores within NEAR_REACH of it (ADJACENT_REACH for the very next unit of
+# the same section).
+NEAR_POSITIONS = 3
+NEAR_REACH = 0.35
+ADJACENT_REACH = 0.5
 # A dated notice that says something changed ("moved to LH-1", "改为") is the newer word on
 # its subject: it gains this much, and it is quoted first when it is about what the best
 # unit is about and scores within NEWER_REACH of it.
-# A neighbour of the best unit is quoted with it when it scores within this much of it
-# (within ADJACENT_REACH for the very next unit of the same section).
-NEAR_REACH = 0.35
-ADJACENT_REACH = 0.5
 NEWER_BONUS = 0.1
+NEWER_REACH = 0.35
 # A yes/no question ("Can I bring notes?") is answered by the sentence that states the rule
 # (what is allowed, required or forbidden): such a unit gains this much.
 RULE_BONUS = 0.15
-NEWER_REACH = 0.35
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ def _squeeze(text: str) -> str:
 
 def _is_contraction(token: str) -> bool:
     match = _CONTRACTION.match(token)
-    return bool(match) and (match.group(1) in STOPWORDS or match.group(1) in ("don", "can", "won", "isn", "aren", "didn", "doesn", "i"))
+    return bool(match) and (match.group(1) in STOPWORDS or match.group(1) in ("don", "won", "isn", "aren", "didn", "doesn"))
 
 
 def _coverage(
@@ -265,14 +267,14 @@ def candidates(
     # exam with anything exam-like, 期末考试 with 考前, and 证件 with 证明); only when that
     # finds no answer is a word no unit uses taken for the learner's paraphrase of one.
     translations = None
+    contexts = [f"{u.heading} {u.context}" for _, u in pool]
     if word_vectors and (cross_lingual or not is_chinese(question)):
         translations = _translations(subject, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
     elif word_vectors and paraphrase:
-        contexts = [f"{u.heading} {u.context}" for _, u in pool]
         unused = {t for t in subject if not _LATIN.match(t) and not any(_found({t}, text) for text in contexts)}
         translations = _translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
-    weights = _pool_weights(subject, [f"{u.heading} {u.context}" for _, u in pool])
+    weights = _pool_weights(subject, contexts)
     out = []
     for (n, unit), margin in zip(pool, margins):
         # The unit's own words count most; its section's heading counts too (a row of the
@@ -333,6 +335,7 @@ def compose(
     `required` are identifiers (course codes of no listed course) that every quoted unit
     must name: a question about MAT-2040 is answered only by what the materials say of it.
     """
+    similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
     ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors)
     if not ranked:
         return Composition((), True, "no_units", None)
@@ -400,6 +403,14 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
     def fresh(c: Candidate) -> bool:
         return c not in chosen and not _contained(c, chosen)
 
+    def add_nearest_first(pool: list[Candidate]) -> None:
+        for c in sorted(pool, key=lambda c: _distance(c, best)):
+            if len(chosen) < limit and fresh(c):
+                chosen.append(c)
+
+    def near(c: Candidate) -> bool:
+        return c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= NEAR_POSITIONS
+
     missing = [need for need in ask.needs if not need & best.kinds]
     while missing and len(chosen) < limit:
         pool = [c for c in ranked if fresh(c) and on_subject(c) and c.score >= best.score - 0.5
@@ -413,23 +424,31 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
         # A rule in cases (one list item per case: "within 24 hours: 20%; 24-48 hours: 50%")
         # is quoted with its other cases that state the fact asked for: which case is the
         # learner's is theirs to read, not the composer's to guess.
-        cases = [c for c in ranked if c.n == best.n and c.unit.kind == "item" and c.unit.heading == best.unit.heading
-                 and 0 < abs(c.unit.position - best.unit.position) <= MAX_UNITS and c.score >= best.score - 0.35
-                 and any(need & c.kinds for need in ask.needs)]
-        for c in sorted(cases, key=lambda c: _distance(c, best)):
-            if len(chosen) < limit and fresh(c):
-                chosen.append(c)
+        add_nearest_first([c for c in ranked if near(c) and c.unit.kind == "item" and c.unit.heading == best.unit.heading
+                           and c.score >= best.score - NEAR_REACH and any(need & c.kinds for need in ask.needs)])
     if not ask.needs or ask.yes_no or ask.explanation or ask.procedure or ask.wants_list:
-        near = [c for c in ranked if c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= 3
-                and (on_subject(c) or c.unit.heading == best.unit.heading) and c.score >= best.score - _reach(c, best)]
-        for c in sorted(near, key=lambda c: _distance(c, best)):
-            if len(chosen) < limit and fresh(c):
-                chosen.append(c)
+        add_nearest_first([c for c in ranked if near(c) and (on_subject(c) or c.unit.heading == best.unit.heading)
+                           and c.score >= best.score - _reach(c, best)])
     if ask.wants_list:
         for c in ranked:
             if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
                 chosen.append(c)
     return chosen
+
+
+def _remembered(similarity: UnitSimilarity | None) -> UnitSimilarity | None:
+    """`similarity` answering a second call for the same texts from memory (it embeds them)."""
+    if similarity is None:
+        return None
+    memory: dict[tuple[str, ...], Sequence[float]] = {}
+
+    def remembered(texts: list[str]) -> Sequence[float]:
+        key = tuple(texts)
+        if key not in memory:
+            memory[key] = similarity(texts)
+        return memory[key]
+
+    return remembered
 
 
 def _reach(candidate: Candidate, best: Candidate) -> float:

@@ -101,10 +101,11 @@ def classify(question: str) -> Ask:
         index = labels.index("quantity")  # "what percentage…", "phone number 是多少": the narrower need wins
         labels.pop(index)
         needs.pop(index)
+    how = bool(_WHY_HOW.search(question))
     return Ask(
         needs=tuple(needs), labels=tuple(labels), yes_no=bool(_YES_NO.search(question)) and not labels,
         wants_list=bool(_LIST.search(question)),
         # "why", or "how" without a fact kind ("how is the LR case fixed?"); "…, and why?" too.
-        explanation=bool(_WHY_HOW.search(question)) and (not needs or bool(re.search(r"\bwhy\b|为什么", question, re.I))),
-        procedure=bool(_WHY_HOW.search(question)),
+        explanation=how and (not needs or bool(re.search(r"\bwhy\b|为什么", question, re.I))),
+        procedure=how,
     )
