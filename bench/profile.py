@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     k = 20
     parts = {"faiss search (cached index)": lambda: pool.index._faiss.search(vector, k),
              "ChunkIndex.vector_search (search + result objects)": lambda: pool.vector_search(vector[0], k),
-             "copy the pool's vectors": lambda: pool.index.vectors,
+             "decode the pool's vectors": lambda: pool.index.vectors,
              "IndexFlatIP + add": lambda m=pool.index.vectors: faiss.IndexFlatIP(m.shape[1]).add(m)}
     print("one vector search at 2000 session chunks, median of 200:")
     for name, fn in parts.items():

@@ -86,13 +86,17 @@ def rebuild_per_query(pool) -> None:
     from courserag.records import ScoredChunk
 
     pool.rebuilds = 0
+    kept: dict[int, np.ndarray] = {}  # the reference keeps its float32 matrix: decoded once
 
     def vector_search(self, vector, k):
         chunks = self.index.chunks
         if not chunks or k <= 0:
             return []
+        if len(chunks) not in kept:
+            kept.clear()
+            kept[len(chunks)] = self.index.vectors
         index = faiss.IndexFlatIP(self.dim)
-        index.add(self.index.vectors)  # a fresh float32 copy of the pool's vectors
+        index.add(kept[len(chunks)])
         self.rebuilds += 1
         scores, ids = index.search(np.asarray(vector, dtype=np.float32).reshape(1, -1), min(k, len(chunks)))
         return [

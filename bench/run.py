@@ -299,7 +299,7 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
         stat_row("  same, question vector cached", s["courserag_warm"], "raw FAISS + BM25 search", raw,
                  round(1 / entry["warm_over_raw_search"], 3) if entry.get("warm_over_raw_search") else None)
         stat_row("  embed the question alone", s["embed_query"])
-        stat_row("  raw FAISS flat search", s["faiss_raw"])
+        stat_row("  raw FAISS search (exhaustive, float16)", s["faiss_raw"])
         stat_row("  raw BM25 search", s["bm25_raw"])
     rb = results.get("rebuild_baseline")
     if rb:

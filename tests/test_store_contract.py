@@ -117,7 +117,8 @@ def test_vector_search_ranks_by_cosine(store):
     results = store.vector_search("csc3100", query, 3)
     expected = np.argsort(-(vectors @ query))[:3]
     assert [r.chunk.id for r in results] == [chunks[i].id for i in expected]
-    assert [r.vector for r in results] == pytest.approx([float(vectors[i] @ query) for i in expected], abs=1e-5)
+    # The local store keeps its vectors in half precision (chunk_index.py): ~1e-4 off.
+    assert [r.vector for r in results] == pytest.approx([float(vectors[i] @ query) for i in expected], abs=5e-4)
     assert all(r.store == store.name for r in results)
     assert results[0].chunk == chunks[2]
     assert len(store.vector_search("csc3100", query, 10)) == 4
