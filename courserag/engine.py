@@ -28,6 +28,7 @@ from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_mat
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
 from courserag.answer_text import refuse, write_extractive
+from courserag.bridge import english_words, load_dictionary
 from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
@@ -171,9 +172,10 @@ class RagEngine:
         )
 
     def warm_up(self) -> None:
-        """Load the model and the Chinese segmenter now rather than on the first question."""
+        """Load the model, the Chinese segmenter and the dictionary now rather than on the first question."""
         self.embedder.embed_query("warm up")
         word_tokens("预热")
+        load_dictionary()
 
     # -- uploads ------------------------------------------------------------------------
 
@@ -323,19 +325,21 @@ class RagEngine:
         tokens = word_tokens(query)
         across = is_chinese(query) != (course.language == "zh")  # a Chinese question in an English course, say
         vector = self.embedder.embed_query_for(query, across)
+        # BM25 also looks for the English of a Chinese question's words (bridge.py).
+        search_tokens = tokens + english_words(query) if across and is_chinese(query) and cfg.bridge else tokens
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
         lexical_lists: list[list[ScoredChunk]] = []
         if scope in ("both", "course"):
-            course_vec, course_lex = self._search_course(course_id, vector, tokens, n, notices)
+            course_vec, course_lex = self._search_course(course_id, vector, search_tokens, n, notices)
             course_vec, course_lex = self._directory.offer(course, self._embed_texts, vector, tokens, course_vec, course_lex)
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
         pool = self.sessions.peek(session_id) if scope in ("both", "notes") else None
         if pool is not None and len(pool):
             vector_lists.append(pool.vector_search(vector, n))
-            lexical_lists.append(pool.lexical_search(tokens, n))
+            lexical_lists.append(pool.lexical_search(search_tokens, n))
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
         if self.ranker.name == "hybrid" and cfg.sentence_weight > 0:  # the reference design has no use for it
             candidates = with_sentences(candidates, self._best_sentences(course_id, pool, candidates, vector))

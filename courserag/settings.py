@@ -84,6 +84,9 @@ class RetrievalSettings:
     # Share of a candidate's best sentence in the similarity that orders it (hybrid ranker,
     # courserag/sentences.py); 0 orders by chunk vectors alone and skips the sentence scoring.
     sentence_weight: float = 0.5
+    # A Chinese question about an English course also searches BM25 with the English of its
+    # words from a bilingual dictionary (courserag/bridge.py).
+    bridge: bool = True
     vector_weight: float = 0.7
     overlap_weight: float = 0.3
     similarity_threshold: float = 0.25

@@ -346,6 +346,24 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
     assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused
 
 
+def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_not_by_word_vectors():
+    """Word vectors pair 期末考试 with "midterm" about as closely as with "final"; CC-CEDICT
+    says 期末考 is "final exam", and a unit matches only with both of its words."""
+    midterm = _item(1, "Midterm exam\n\nThe midterm exam is on Tuesday 2026-10-20.", "announcements.txt", "lines 1-3")
+    final = _item(2, "Final exam\n\nThe final exam is on Tuesday 2026-12-15.", "syllabus.md", "Syllabus > Final exam")
+
+    def word_vectors(words):
+        import numpy as np
+        # 期末考试 leans to "midterm" (0.8) over "final" (0.6); every other word is its own axis
+        axes = {"期末考试": [0.8, 0.6, 0.0], "midterm": [1.0, 0.0, 0.0], "final": [0.0, 1.0, 0.0]}
+        return np.array([axes.get(w, [0.0, 0.0, 1.0]) for w in words])
+
+    question = "期末考试是哪一天？"
+    same = lambda texts: [0.80] * len(texts)  # noqa: E731 - the vectors cannot tell them apart
+    composition = compose(question, [midterm, final], classify(question), same, floor=0.70, cross_lingual=True, word_vectors=word_vectors)
+    assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
+
+
 @pytest.mark.parametrize(
     "question, query, labels, yes_no",
     [

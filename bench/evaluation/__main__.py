@@ -34,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--min-candidates", type=int, default=None, help="override RetrievalSettings.min_candidates")
     parser.add_argument("--sentence-weight", type=float, default=None,
                         help="override RetrievalSettings.sentence_weight (0: chunk vectors alone)")
+    parser.add_argument("--no-bridge", action="store_true",
+                        help="no dictionary bridge for Chinese questions about English material (RetrievalSettings.bridge)")
     parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -49,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = replace(settings, retrieval=replace(settings.retrieval, min_candidates=args.min_candidates))
     if args.sentence_weight is not None:
         settings = replace(settings, retrieval=replace(settings.retrieval, sentence_weight=args.sentence_weight))
+    if args.no_bridge:
+        settings = replace(settings, retrieval=replace(settings.retrieval, bridge=False))
     fusion = args.fusion or settings.retrieval.fusion
     report = evaluate(
         args.set, args.scope, fusion, args.titles, args.limit, args.seed, settings,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
+from courserag.bridge import glosses
 from courserag.extractive.entities import kinds_in
 from courserag.extractive.intent import Ask
 from courserag.extractive.recency import issued, states_change
@@ -143,10 +144,12 @@ def _is_contraction(token: str) -> bool:
 
 
 def _coverage(
-    subject: set[str], text: str, translations: dict[str, set[str]] | None = None, weights: dict[str, float] | None = None
+    subject: set[str], text: str, translations: dict[str, set[str]] | None = None, weights: dict[str, float] | None = None,
+    senses: dict[str, list[frozenset[str]]] | None = None,
 ) -> float:
     """Weighted share of the subject's words in the text, directly or (across languages)
-    through a word of the text that translates them."""
+    through a word of the text that translates them, or all the words of one of their
+    dictionary senses (期末考 -> "final exam": both words, so "midterm exam" is no match)."""
     if not subject:
         return 0.0
     weight = weights or {t: token_weight(t) for t in subject}
@@ -155,7 +158,16 @@ def _coverage(
     if translations:
         words = set(_text_words(text))
         found |= {t for t, means in translations.items() if means & words}
+    if senses:
+        stems = _stems(text)
+        found |= {t for t, meanings in senses.items() if any(m <= stems for m in meanings)}
     return sum(weight[t] for t in found) / total if total > 0 else 0.0
+
+
+def _dictionary_senses(subject: set[str]) -> dict[str, list[frozenset[str]]]:
+    """The stemmed English senses of the subject's Chinese words (courserag/bridge.py)."""
+    senses = {t: [frozenset(stem(w) for w in sense) for sense in glosses(t)] for t in subject}
+    return {t: meanings for t, meanings in senses.items() if meanings}
 
 
 def _pool_weights(subject: set[str], contexts: list[str]) -> dict[str, float]:
@@ -268,8 +280,13 @@ def candidates(
     # finds no answer is a word no unit uses taken for the learner's paraphrase of one.
     translations = None
     contexts = [f"{u.heading} {u.context}" for _, u in pool]
+    # A Chinese question about English material matches its words through their dictionary
+    # senses first: word vectors pair 期末考试 with "midterm exam" (0.79) nearly as closely
+    # as with "final exam" (0.81), the dictionary says "final exam". They translate the rest.
+    senses = _dictionary_senses(subject) if cross_lingual and is_chinese(question) else {}
     if word_vectors and (cross_lingual or not is_chinese(question)):
-        translations = _translations(subject, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
+        untranslated = subject - set(senses)
+        translations = _translations(untranslated, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
     elif word_vectors and paraphrase:
         unused = {t for t in subject if not _LATIN.match(t) and not any(_found({t}, text) for text in contexts)}
         translations = _translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
@@ -280,11 +297,11 @@ def candidates(
         # The unit's own words count most; its section's heading counts too (a row of the
         # "Final exam" section is about the final exam), but cannot make every unit under a
         # heading that names two things equally about both.
-        coverage = (0.6 * _coverage(subject, unit.context, translations, weights)
-                    + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights))
+        coverage = (0.6 * _coverage(subject, unit.context, translations, weights, senses)
+                    + 0.4 * _coverage(subject, f"{unit.heading} {unit.context}", translations, weights, senses))
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
-        if cross_lingual and not translations or not subject:
+        if cross_lingual and not translations and not senses or not subject:
             # No word can be matched across languages, or the question has none but those
             # of its kind ("这门课的老师是谁？"): the meaning decides.
             relevance = meaning
