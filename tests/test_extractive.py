@@ -346,6 +346,19 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
     assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused
 
 
+def test_a_list_item_is_about_its_sections_heading():
+    """"Date and time: …" under "Final exam" answers "When is the final exam?" before a
+    sentence that names the final exam and holds no date."""
+    missed = _item(1, "Missed exams\n\nThere is no make-up for the final exam except through the deferred examination process.",
+                   "syllabus.md", "Syllabus > Assessment > Missed exams")
+    final = _item(2, "Final exam\n\n- Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).\n- Format: closed book.",
+                  "syllabus.md", "Syllabus > Assessment > Final exam")
+    question = "When is the final exam?"
+    similar = lambda texts: [0.86 if "make-up" in t else 0.84 for t in texts]  # noqa: E731
+    composition = compose(question, [missed, final], classify(question), similar, floor=0.70)
+    assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
+
+
 def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_not_by_word_vectors():
     """Word vectors pair 期末考试 with "midterm" about as closely as with "final"; CC-CEDICT
     says 期末考 is "final exam", and a unit matches only with both of its words."""
