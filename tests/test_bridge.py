@@ -17,6 +17,8 @@ LINES = [
     "遲交 迟交 [chi2 jiao1] /to delay handing over (payment, homework etc)/",
     "仝 同 [tong2] /variant of 同[tong2]/",
     "王 王 [Wang2] /surname Wang/",
+    "新星 新星 [Xin1 xing1] /Xinxing, a place name/",
+    "新星 新星 [xin1 xing1] /nova/new star/",
     "not a dictionary line",
 ]
 DICTIONARY = parse_cedict(LINES)
@@ -31,6 +33,7 @@ DICTIONARY = parse_cedict(LINES)
         ("作业", ("school assignment", "homework", "work")),  # at most SENSES of them
         ("同", None),  # only a reference to another entry
         ("王", None),  # only a surname reading
+        ("新星", ("nova", "new star", "Xinxing, a place name")),  # common senses before the proper noun listed first
     ],
 )
 def test_parse_cedict_keeps_the_first_meaningful_senses(head, senses):
