@@ -9,7 +9,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test test-all bench setup setup-dev index browser clean
+.PHONY: run test test-fast test-all lint bench setup setup-dev index browser clean
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,8 +35,16 @@ browser:
 	bash scripts/ensure_chromium.sh
 	bash scripts/ensure_axe.sh
 
+# The whole suite, tiers in order: unit, contract, integration, browser (tests/README.md).
 test: setup-dev browser
 	$(PY) -m pytest
+
+# The edit loop: unit and contract tests without the slow ones (under two minutes on 2 cores).
+test-fast: setup-dev
+	$(PY) -m pytest tests/unit tests/contract -m "not slow" -q
+
+lint: setup-dev
+	$(PY) -m ruff check .
 
 # The full-size load test and other slow suites are also in `make test`; this adds the
 # long variants that are flagged off by default.

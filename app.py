@@ -12,7 +12,7 @@ import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from courserag.logs import configure_logging, quiet_environment  # noqa: E402
+from courserag.config.logs import configure_logging, quiet_environment  # noqa: E402
 
 quiet_environment()
 
@@ -33,9 +33,9 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 def main() -> int:
-    from courserag.engine import RagEngine
-    from courserag.settings import Settings
-    from courserag.startup import prepare
+    from courserag.engine.facade import RagEngine
+    from courserag.config.settings import Settings
+    from courserag.engine.startup import prepare
 
     configure_logging()
     settings = Settings.from_env()

@@ -4,14 +4,14 @@
     python rag_engine.py ask --course csc3100 --upload notes.pdf --json "..."
     python rag_engine.py ask --batch questions.jsonl --json
 
-The orchestration lives in courserag/engine.py; this file is the entry point the Space and
+The orchestration lives in courserag/engine/facade.py; this file is the entry point the Space and
 instructors know.
 """
 
 import sys
 
 from courserag.cli import ask_main
-from courserag.engine import Answer, RagEngine
+from courserag.engine.facade import Answer, RagEngine
 
 __all__ = ["Answer", "RagEngine", "main"]
 

@@ -1,4 +1,4 @@
-"""Benchmark 3: course build throughput with courserag.indexer.build_course on the local store.
+"""Benchmark 3: course build throughput with courserag.courses.indexer.build_course on the local store.
 
 - A course of real generated PDF, PPTX and DOCX files: the full build (parse, chunk, embed
   with the real model, write) in chunks per second, against the baseline of embedding the
@@ -20,15 +20,15 @@ from bench.common import speedup, summary, timed
 
 
 def _course(course_id: str, folder: Path):
-    from courserag.courses import Course
+    from courserag.courses.directory import Course
 
     return Course(course_id, course_id, "benchmark course", "en", folder)
 
 
 def build_benchmark(embedder, corpus: data.Corpus, reps: int = 5, text_files: int = 500, mixed: dict | None = None) -> dict:
     from courserag.embedders import CachingEmbedder
-    from courserag.indexer import build_course
-    from courserag.settings import Settings
+    from courserag.courses.indexer import build_course
+    from courserag.config.settings import Settings
     from courserag.stores.local import LocalCourseStore
 
     work = Path(tempfile.mkdtemp(prefix="courserag-bench-build-"))

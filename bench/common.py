@@ -34,8 +34,8 @@ RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
 
 def quiet() -> None:
     """Only errors on the terminal while a benchmark prints its figures: the product's
-    logging set-up (courserag.logs) at ERROR, and no library deprecation warnings."""
-    from courserag.logs import configure_logging
+    logging set-up (courserag.config.logs) at ERROR, and no library deprecation warnings."""
+    from courserag.config.logs import configure_logging
 
     warnings.filterwarnings("ignore")
     configure_logging(logging.ERROR, logging.ERROR)

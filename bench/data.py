@@ -35,7 +35,7 @@ import docgen
 from bench.common import EVAL_DIR, cache_dir
 from courserag.embedders import CachingEmbedder, Embedder
 
-DATA_VERSION = "2"  # 2: segments carry sentence vectors (courserag/sentences.py)
+DATA_VERSION = "2"  # 2: segments carry sentence vectors (courserag/retrieval/sentence_vectors.py)
 DISTINCT_PASSAGES = 2000
 PERTURBATION = 0.3
 CHUNKS_PER_FILE = 100
@@ -241,7 +241,7 @@ def build_sized_course(store, corpus: Corpus, n: int, progress: bool = True) -> 
 def synthetic_sentences(chunks, vectors: np.ndarray, seed: int):
     """Sentence vectors for synthetic chunks without embedding them: each sentence's vector
     is its chunk's, perturbed (retrieval cost depends on their count, not their meaning)."""
-    from courserag.sentences import SentenceVectors, chunk_sentences
+    from courserag.retrieval.sentence_vectors import SentenceVectors, chunk_sentences
 
     _, owners = chunk_sentences(chunks)
     rng = np.random.default_rng(seed)
@@ -263,7 +263,7 @@ def session_chunks(corpus: Corpus, n: int, name: str = "my_notes.pdf", offset: i
 
 def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
     """Upload n chunks into a session pool through its own add_file (vectors precomputed)."""
-    from courserag.session_pool import UploadedFile
+    from courserag.retrieval.session_pool import UploadedFile
 
     chunks, vectors = session_chunks(corpus, n, name)
     uploaded = UploadedFile(name, chunks[0].file_hash, "pdf", len(chunks), len(chunks), sum(len(c.text) for c in chunks))
@@ -273,7 +273,7 @@ def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
 def precomputed_embed(chunks, vectors: np.ndarray, seed: int):
     """An `embed` for SessionPool.add_file that looks the chunks' vectors up, and their
     sentences' (synthetic_sentences), instead of running a model."""
-    from courserag.sentences import chunk_sentences
+    from courserag.retrieval.sentence_vectors import chunk_sentences
 
     by_text = dict(zip(chunk_sentences(chunks)[0], synthetic_sentences(chunks, vectors, seed).vectors.astype(np.float32)))
     by_text.update({c.text: v for c, v in zip(chunks, vectors)})

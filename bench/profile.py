@@ -36,7 +36,7 @@ def main(argv=None) -> int:
 
     from bench import data, retrieval
     from courserag.embedders import get_embedder
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     settings = Settings.from_env()
     embedder = get_embedder(settings.embedding_model, "torch", None, settings.cpu_threads)

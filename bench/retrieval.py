@@ -48,9 +48,9 @@ class Fixture:
 
 
 def make_engine(embedder, store, course_ids, settings=None):
-    from courserag.courses import Course, CourseDirectory
-    from courserag.engine import RagEngine
-    from courserag.settings import Settings
+    from courserag.courses.directory import Course, CourseDirectory
+    from courserag.engine.facade import RagEngine
+    from courserag.config.settings import Settings
 
     settings = settings or Settings(data_dir=Path(tempfile.gettempdir()) / "courserag-bench-data")
     directory = CourseDirectory(tuple(Course(cid, cid, "benchmark course", "en", Path(".")) for cid in course_ids))
@@ -152,7 +152,7 @@ def course_chunks_and_vectors(fixture: Fixture, n: int):
 
 def latency_at_size(fixture: Fixture, n: int, iterations: int, with_llama: bool = True, extra_engines=None) -> dict:
     """Interleaved per question: courserag cold/warm, LlamaIndex, raw FAISS, raw BM25."""
-    from courserag.textnorm import word_tokens
+    from courserag.lang.textnorm import word_tokens
 
     engine, embedder = fixture.engine, fixture.embedder
     course = data.course_id_for(n)
@@ -244,9 +244,8 @@ def _wrapped(targets: list[tuple[object, str, str]], stages: dict):
 def stage_breakdown(fixture: Fixture, n: int, questions) -> dict:
     """Median ms of each step inside real RagEngine.retrieve calls (cold questions): the
     functions retrieve calls are wrapped with timers, so this follows the engine as it is."""
-    import courserag.engine as engine_module
-    from courserag import ranking
-
+    import courserag.engine.retriever as retriever_module
+    from courserag.retrieval import ranking
     engine, embedder = fixture.engine, fixture.embedder
     course = data.course_id_for(n)
     session = f"pool{SESSION_CHUNKS}"
@@ -256,7 +255,7 @@ def stage_breakdown(fixture: Fixture, n: int, questions) -> dict:
         stages: dict[str, float] = {}
         targets = [
             (embedder, "embed_query", "embed_question"),
-            (engine_module, "word_tokens", "tokenize_question"),
+            (retriever_module, "word_tokens", "tokenize_question"),
             (engine.store, "vector_search", "course_vector_search"),
             (engine.store, "lexical_search", "course_bm25_search"),
             (pool, "vector_search", "session_vector_search"),
@@ -264,7 +263,7 @@ def stage_breakdown(fixture: Fixture, n: int, questions) -> dict:
             (ranking, "merge_candidates", "merge"),
             (ranking, "rerank_hybrid", "rerank"),
             (ranking, "rerank_reference", "rerank"),
-            (engine_module, "pack_context", "pack"),
+            (retriever_module, "pack_context", "pack"),
         ]
         clear_query_cache(embedder)
         with _wrapped(targets, stages):
@@ -293,8 +292,8 @@ def rebuild_baseline(fixture: Fixture, n_course: int, iterations: int) -> dict:
       dual-path pool per query means;
     - whole retrieve (cold question) with the cached pool vs. with the reference pool.
     """
-    from courserag.chunk_index import ChunkIndex
-    from courserag.textnorm import word_tokens
+    from courserag.retrieval.chunk_index import ChunkIndex
+    from courserag.lang.textnorm import word_tokens
 
     engine, embedder, corpus = fixture.engine, fixture.embedder, fixture.corpus
     course = data.course_id_for(n_course)

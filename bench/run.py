@@ -68,7 +68,7 @@ def quick_plan(sizes=None) -> Plan:
 
 
 def tiny_plan() -> Plan:
-    """For tests/test_bench.py: every benchmark, every figure, in well under a minute."""
+    """For tests/integration/test_bench.py: every benchmark, every figure, in well under a minute."""
     return Plan(
         name="tiny", sizes=(200, 600), distinct=48, iterations={}, default_iterations=3, rebuild_iterations=3,
         ask_iterations=2, upload_pdf_pages=2, upload_slides=2, upload_reps=1, build_reps=2, build_text_files=40,
@@ -106,8 +106,8 @@ def run(plan: Plan) -> dict:
     from bench import build, data, embedders, memory, retrieval, upload
     from bench.common import MachineNotes, quiet
     from courserag.embedders import get_embedder
-    from courserag.engine import RagEngine
-    from courserag.settings import Settings
+    from courserag.engine.facade import RagEngine
+    from courserag.config.settings import Settings
 
     quiet()
     TIMINGS.clear()
@@ -123,7 +123,7 @@ def run(plan: Plan) -> dict:
     variants = {b: (base if b == "torch" else get_embedder(settings.embedding_model, b, models_dir, settings.cpu_threads)) for b in backends}
     results: dict = {
         "plan": plan.name,
-        "command": "python -m bench.run " + " ".join(sys.argv[1:]) if plan.name != "tiny" else "tests/test_bench.py",
+        "command": "python -m bench.run " + " ".join(sys.argv[1:]) if plan.name != "tiny" else "tests/integration/test_bench.py",
         "started_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "product_backend": settings.embedding_backend,
         "backends": backends,

@@ -3,7 +3,7 @@
 Real files: a 50-page text PDF (fpdf2) and a 30-slide deck (python-pptx) of real passages.
 Each run uses a fresh session, so nothing is cached between runs except the loaded model.
 The breakdown is of the real call: parse, chunk and embed are timed by wrapping the
-functions `add_upload` calls (parse_bytes, chunk_sections + make_chunks as courserag.ingest
+functions `add_upload` calls (parse_bytes, chunk_sections + make_chunks as courserag.ingest.pipeline
 calls them, and engine._embed_texts); "index" is the rest of add_upload (hashing, BM25 tokens, FAISS add);
 "first_query" is one `retrieve` in the notes scope right after.
 
@@ -27,8 +27,8 @@ from bench.retrieval import clear_query_cache, make_engine
 
 @contextlib.contextmanager
 def _stage_timer(engine, stages: dict):
-    """Time the stages of engine.add_upload by wrapping what it calls (through courserag.ingest)."""
-    import courserag.ingest as ingest_module
+    """Time the stages of engine.add_upload by wrapping what it calls (through courserag.ingest.pipeline)."""
+    import courserag.ingest.pipeline as ingest_module
 
     stage_of = {"parse_bytes": "parse", "parse_file": "parse", "parse_sandboxed": "parse",
                 "chunk_sections": "chunk", "make_chunks": "chunk"}
@@ -88,7 +88,7 @@ def upload_once(engine, path: Path, question: str) -> dict:
 
 def probe_question(path: Path) -> str:
     """A question made of words from the middle of the file, so the first query finds it."""
-    from courserag.parsers import parse_file
+    from courserag.ingest.parsers import parse_file
 
     sections = [s for s in parse_file(path).sections if len(s.text.split()) > 12]
     words = sections[len(sections) // 2].text.split()
@@ -98,7 +98,7 @@ def probe_question(path: Path) -> str:
 def upload_benchmark(embedders: dict, store, course_ids, pdf_pages: int = 50, slides: int = 30,
                      reps: int = 2, baseline: str = "torch_batch1") -> dict:
     """embedders: config name -> (embedder, batch_size)."""
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     folder = Path(tempfile.mkdtemp(prefix="courserag-bench-upload-"))
     files = {

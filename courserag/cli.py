@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from courserag.errors import CourseRagError
-from courserag.logs import configure_logging
+from courserag.config.logs import configure_logging
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -36,7 +36,7 @@ def _print_human(result) -> None:
         print(f"warning: {warning}", file=sys.stderr)
     if result.items:
         print("\nSources:")
-        from courserag.packing import format_citation_line
+        from courserag.retrieval.packing import format_citation_line
 
         for item in result.items:
             print("  " + format_citation_line(item))
@@ -72,8 +72,8 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
     if not args.batch and not args.course:
         return _fail("--course is required (see course_directory.yaml for the ids)", EXIT_USAGE)
     try:
-        from courserag.engine import RagEngine
-        from courserag.settings import Settings
+        from courserag.engine.facade import RagEngine
+        from courserag.config.settings import Settings
 
         engine = RagEngine.from_settings(Settings.from_env())
         if args.course:
@@ -90,7 +90,7 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
         if args.batch:
             return _run_batch(engine, Path(args.batch), args.course, session_id, args.scope)
         history = _read_history(Path(args.history)) if args.history else []
-        result = engine.ask(args.course, args.question, session_id, args.scope, history)
+        result = engine.ask(args.course, args.question, session_id=session_id, scope=args.scope, history=history)
     except CourseRagError as exc:
         return _fail(str(exc))
     if args.json:
@@ -116,9 +116,9 @@ def _read_history(path: Path) -> list[dict]:
 
 def _run_eval(args) -> int:
     """Score the engine's answers on a course_qa question set and print a table by kind."""
-    from courserag import qa_eval
-    from courserag.engine import RagEngine
-    from courserag.settings import Settings
+    from courserag.answers import evaluation as qa_eval
+    from courserag.engine.facade import RagEngine
+    from courserag.config.settings import Settings
 
     try:
         items = qa_eval.load_questions(Path(args.set))[: args.limit]
@@ -152,7 +152,7 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
             if not course:
                 raise CourseRagError("plain", text="no course given on this line and no --course")
             history = _history_of(record.get("history", []))
-            output = engine.ask(course, question, session_id, record.get("scope", scope), history).to_json()
+            output = engine.ask(course, question, session_id=session_id, scope=record.get("scope", scope), history=history).to_json()
             output["question"] = question
         except (ValueError, KeyError, TypeError) as exc:
             failures += 1
@@ -177,10 +177,10 @@ def build_main(argv: Sequence[str] | None = None) -> int:
     try:
         from tqdm import tqdm
 
-        from courserag.courses import load_course_directory
+        from courserag.courses.directory import load_course_directory
         from courserag.embedders import get_embedder
-        from courserag.indexer import build_course
-        from courserag.settings import Settings
+        from courserag.courses.indexer import build_course
+        from courserag.config.settings import Settings
         from courserag.stores import build_store
 
         settings = Settings.from_env()

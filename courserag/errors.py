@@ -1,6 +1,6 @@
 """Domain errors, in one place. Only the UI and CLI layers turn them into words for a user.
 
-Every error carries a `code` and its `params` (see courserag/messages.py), so the UI can
+Every error carries a `code` and its `params` (see courserag/i18n/messages.py), so the UI can
 say it in the learner's language; `str(error)` is the English sentence, for the CLI and
 logs. Every message names the bad value (a file name, a course id, an environment
 variable) and never contains a secret.
@@ -8,7 +8,7 @@ variable) and never contains a secret.
 
 from __future__ import annotations
 
-from courserag.messages import Notice, render
+from courserag.i18n.messages import Notice, render
 
 
 class CourseRagError(Exception):
@@ -54,7 +54,7 @@ class UnknownCourseError(CourseRagError):
 class IngestError(CourseRagError):
     """A file that cannot be turned into text: the message says which file and why.
 
-    `reason_code` and its params say why (a code of courserag/messages.py); `reason` is
+    `reason_code` and its params say why (a code of courserag/i18n/messages.py); `reason` is
     the English reason alone, without the file name.
     """
 

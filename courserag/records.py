@@ -100,7 +100,7 @@ class ScoredChunk:
     `vector` is cosine similarity in [-1, 1]; `lexical` is a raw BM25 score from a store,
     normalised to [0, 1] once merged; `overlap` is the share of query tokens in the text;
     `identifier` is 1 for an exact course-code/assignment-id hit (0.5 for a typo);
-    `sentence` is the cosine of its best sentence (courserag/sentences.py), None when it has
+    `sentence` is the cosine of its best sentence (courserag/retrieval/sentence_vectors.py), None when it has
     no sentence vectors;
     `score` is whatever the last ranking stage decided.
     `store` names the backend that returned it ("local", "weaviate", "session").

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from courserag.messages import Notice, render, unit_word
-from courserag.packing import ContextItem, citation_dict
-from courserag.parsers import UNIT_OF_DOC_TYPE  # the unit a file is read in, by document type
+from courserag.i18n.messages import Notice, render, unit_word
+from courserag.retrieval.packing import ContextItem, citation_dict
+from courserag.ingest.parsers import UNIT_OF_DOC_TYPE  # the unit a file is read in, by document type
 from courserag.stores.base import StoreHealth
 
 

@@ -72,7 +72,7 @@ def embedder():
     """The product's default model (multilingual-e5-small, int8), converted once per checkout
     into .test-artifacts/ (gitignored) and shared by every test."""
     from courserag.embedders import get_embedder
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     defaults = Settings()
     return get_embedder(defaults.embedding_model, defaults.embedding_backend, str(MODEL_CACHE))
@@ -83,7 +83,7 @@ def cached_embedder(built_sample_data, embedder):
     """The real model's vectors, each text embedded once per run: one CachingEmbedder that
     already knows every course chunk of the built sample data, so tests about isolation,
     faults and threads spend no time in the model."""
-    from courserag.courses import load_course_directory
+    from courserag.courses.directory import load_course_directory
     from courserag.embedders import CachingEmbedder
     from courserag.stores import LocalCourseStore
 
@@ -98,9 +98,9 @@ def cached_embedder(built_sample_data, embedder):
 @pytest.fixture(scope="session")
 def built_sample_data(tmp_path_factory, embedder):
     """DATA_DIR with both sample courses indexed in the local store, built once per run."""
-    from courserag.courses import load_course_directory
-    from courserag.indexer import build_course
-    from courserag.settings import Settings
+    from courserag.courses.directory import load_course_directory
+    from courserag.courses.indexer import build_course
+    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     data_dir = tmp_path_factory.mktemp("sample-data")
@@ -123,9 +123,9 @@ def sample_data(built_sample_data, tmp_path):
 @pytest.fixture
 def engine(built_sample_data, embedder):
     """An engine over the sample courses (local store, extractive answers)."""
-    from courserag.courses import load_course_directory
-    from courserag.engine import RagEngine
-    from courserag.settings import Settings
+    from courserag.courses.directory import load_course_directory
+    from courserag.engine.facade import RagEngine
+    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     settings = Settings(data_dir=built_sample_data)

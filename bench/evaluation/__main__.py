@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-wrong-course", action="store_true", help="skip the wrong-course refusal pass")
     parser.add_argument("--ranking", default=None, metavar="MODULE",
-                        help="rank with MODULE.ranker_for(retrieval settings) instead of courserag.ranking's")
+                        help="rank with MODULE.ranker_for(retrieval settings) instead of courserag.retrieval.ranking's")
     parser.add_argument("--min-candidates", type=int, default=None, help="override RetrievalSettings.min_candidates")
     parser.add_argument("--sentence-weight", type=float, default=None,
                         help="override RetrievalSettings.sentence_weight (0: chunk vectors alone)")
@@ -39,12 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from courserag.logs import configure_logging
+    from courserag.config.logs import configure_logging
 
     configure_logging(logging.WARNING, logging.ERROR)
     from bench.evaluation.report import format_report
     from bench.evaluation.run import evaluate
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     settings = Settings.from_env()
     if args.min_candidates is not None:

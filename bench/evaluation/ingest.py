@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from bench.evaluation.load import EvalSet, Passage
-from courserag.ingest import IngestConfig, ingest_file
-from courserag.parsers import ParsedDocument
-from courserag.courses import Course, CourseDirectory
+from courserag.ingest.pipeline import IngestConfig, ingest_file
+from courserag.ingest.parsers import ParsedDocument
+from courserag.courses.directory import Course, CourseDirectory
 from courserag.embedders import Embedder
 from courserag.records import Chunk, Section
-from courserag.sentences import embed_chunks
-from courserag.settings import Settings
-from courserag.textnorm import is_chinese
+from courserag.retrieval.sentence_vectors import embed_chunks
+from courserag.config.settings import Settings
+from courserag.lang.textnorm import is_chinese
 from courserag.stores.local import LocalCourseStore
 
 GLOBAL_COURSE = "all"

@@ -37,12 +37,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-whole-files", action="store_true")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from courserag.logs import configure_logging
+    from courserag.config.logs import configure_logging
 
     configure_logging(logging.WARNING, logging.ERROR)
     from bench.evaluation.run import evaluate
     from bench.evaluation.whole_files import run as whole_files
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
     base = Settings.from_env()
     models = args.models or [base.embedding_model, "all-MiniLM-L6-v2"]

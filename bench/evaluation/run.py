@@ -23,9 +23,9 @@ from bench.evaluation.report import Report
 from bench.evaluation.score import SystemResult, percentile, refusal_rates
 from bench.evaluation.systems import PRODUCT_RANKING, RANK_DEPTH, ProductSystem, baseline_runs, load_ranker, product_system
 from courserag.embedders import CachingEmbedder, Embedder, get_embedder
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 from courserag.stores.local import LocalCourseStore
-from courserag.textnorm import word_tokens
+from courserag.lang.textnorm import word_tokens
 
 
 def _say(message: str) -> None:

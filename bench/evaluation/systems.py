@@ -19,12 +19,12 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.courses import CourseDirectory
+from courserag.courses.directory import CourseDirectory
 from courserag.embedders import Embedder
-from courserag.engine import RagEngine
-from courserag.ranking import RankQuery, Ranker, ReferenceRanker
+from courserag.engine.facade import RagEngine
+from courserag.retrieval.ranking import RankQuery, Ranker, ReferenceRanker
 from courserag.records import ScoredChunk
-from courserag.settings import RetrievalSettings, Settings
+from courserag.config.settings import RetrievalSettings, Settings
 from courserag.stores.local import LocalCourseStore
 
 RRF_K = 60  # Cormack, Clarke & Buettcher (SIGIR 2009): k=60 was robust across TREC runs.
@@ -32,7 +32,7 @@ RRF_DEPTH = 50
 REFERENCE_DEPTH = 8  # the original design reranked the top-8 dense hits
 BASELINE_DEPTH = 10
 RANK_DEPTH = 10  # MRR@10; the product runs with top_k=10 for the ranking metrics
-PRODUCT_RANKING = "courserag.ranking"
+PRODUCT_RANKING = "courserag.retrieval.ranking"
 
 
 @dataclass(frozen=True)

@@ -50,10 +50,10 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
     from bench.evaluation.ingest import build_directory, corpus_language
     from bench.evaluation.load import load_set
     from courserag.embedders import CachingEmbedder, get_embedder
-    from courserag.engine import RagEngine
-    from courserag.ingest import IngestConfig, ingest_file
-    from courserag.sentences import embed_chunks
-    from courserag.settings import Settings
+    from courserag.engine.facade import RagEngine
+    from courserag.ingest.pipeline import IngestConfig, ingest_file
+    from courserag.retrieval.sentence_vectors import embed_chunks
+    from courserag.config.settings import Settings
     from courserag.stores.local import LocalCourseStore
 
     base = settings or Settings.from_env()
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--titles", type=int, default=None, help="keep only N seeded-random titles")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from courserag.logs import configure_logging
+    from courserag.config.logs import configure_logging
 
     configure_logging(logging.WARNING, logging.ERROR)
     print(run(args.set, args.limit, args.titles).line(args.set.name))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 from courserag.stores.base import CourseHits, CourseStore, FileRecord, StoreHealth
 from courserag.stores.fallback import FallbackCourseStore
 from courserag.stores.local import LocalCourseStore

@@ -13,9 +13,9 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from courserag.messages import Notice
+from courserag.i18n.messages import Notice
 from courserag.records import Chunk, ScoredChunk
-from courserag.sentences import SentenceVectors
+from courserag.retrieval.sentence_vectors import SentenceVectors
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from typing import Callable, Sequence, TypeVar
 import numpy as np
 
 from courserag.errors import StoreUnavailableError
-from courserag.messages import Notice
+from courserag.i18n.messages import Notice
 from courserag.records import Chunk, ScoredChunk
-from courserag.sentences import SentenceVectors
+from courserag.retrieval.sentence_vectors import SentenceVectors
 from courserag.stores.base import CourseHits, CourseStore, FileRecord, StoreHealth
 
 log = logging.getLogger(__name__)

@@ -31,14 +31,14 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.chunk_index import ChunkIndex
+from courserag.retrieval.chunk_index import ChunkIndex
 from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
-from courserag.messages import Notice
+from courserag.i18n.messages import Notice
 from courserag.records import Chunk, ScoredChunk
-from courserag.sentences import INDEX_FORMAT, SentenceVectors, index_space
-from courserag.settings import DEFAULT_EMBEDDING_MODEL
+from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors, index_space
+from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
-from courserag.textnorm import word_tokens
+from courserag.lang.textnorm import word_tokens
 
 log = logging.getLogger(__name__)
 

@@ -23,14 +23,14 @@ from pathlib import Path
 
 import gradio as gr
 
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 from courserag.ui.files import routes
 from courserag.ui.instructor_tab import InstructorTab
 from courserag.ui.labels import Labels
 from courserag.ui.layout import build_study_tab
 from courserag.ui.render import escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
 from courserag.ui.study import StudyApp
-from courserag.ui.texts import LANG_CHOICES, normalize_lang, t
+from courserag.i18n.ui_texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.theme import launch_options
 
 __all__ = [

@@ -18,8 +18,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from courserag.parsers import SUPPORTED_EXTENSIONS
-from courserag.ui.locators import line_range, page_of
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
+from courserag.i18n.locators import line_range, page_of
 
 ROUTE = "course-file"
 MAX_VIEW_BYTES = 4 * 1024 * 1024  # larger text files are sent as plain UTF-8 text, not a page
@@ -105,8 +105,8 @@ def _page(name: str, body: str, lang: str) -> str:
 
 def heading_lines(text: str, locator: str) -> tuple[int, int] | None:
     """(first, last) line of the Markdown section whose heading path is `locator`."""
-    from courserag.parsers.markdown import markdown_headings
-    from courserag.parsers.text import heading_path, path_text
+    from courserag.ingest.parsers.markdown import markdown_headings
+    from courserag.ingest.parsers.text import heading_path, path_text
 
     lines = text.split("\n")
     headings = markdown_headings(lines)
@@ -125,8 +125,8 @@ def routes(docs_of: DocsOf) -> list:
     from starlette.routing import Route
 
     from courserag.errors import CourseRagError
-    from courserag.parsers import parse_bytes
-    from courserag.parsers.text import clean, decode_text
+    from courserag.ingest.parsers import parse_bytes
+    from courserag.ingest.parsers.text import clean, decode_text
 
     def serve(request) -> Response:
         course_id = request.path_params["course_id"]

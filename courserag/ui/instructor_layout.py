@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gradio as gr
 
-from courserag.parsers import SUPPORTED_EXTENSIONS
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.labels import Labels
-from courserag.ui.texts import t
+from courserag.i18n.ui_texts import t
 
 
 def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course: str | None, visible: bool, lang_state):

@@ -4,7 +4,7 @@ one is switched in), statistics, feedback and content gaps, batch test questions
 
 The tab is shown when the server was started with INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS,
 but hiding it is a courtesy, not the lock: every handler re-checks the token for the course
-it acts on (courserag.instructor.check_token), and the handlers are private (not callable
+it acts on (courserag.instructor.tools.check_token), and the handlers are private (not callable
 through the client libraries). Words and tables come from instructor_views.py.
 """
 
@@ -19,14 +19,14 @@ from typing import Callable, Iterator
 import gradio as gr
 
 from courserag.errors import CourseRagError
-from courserag.instructor import THROTTLE, InstructorTools, check_token, token_courses
-from courserag.messages import Notice
-from courserag.settings import Settings
+from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
+from courserag.i18n.messages import Notice
+from courserag.config.settings import Settings
 from courserag.ui import instructor_views as views
 from courserag.ui.server import client_address
 from courserag.ui.labels import Labels
-from courserag.ui.locators import say_locator
-from courserag.ui.texts import normalize_lang, t
+from courserag.i18n.locators import say_locator
+from courserag.i18n.ui_texts import normalize_lang, t
 
 _LOCK_MESSAGE = {"disabled": "instr_disabled", "missing": "instr_locked", "wrong": "instr_wrong"}
 _DONE = object()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import html
 
-from courserag.indexer import BuildSummary
-from courserag.instructor import CourseFile, IndexStats
-from courserag.ui.texts import t
+from courserag.courses.indexer import BuildSummary
+from courserag.instructor.tools import CourseFile, IndexStats
+from courserag.i18n.ui_texts import t
 
 
 def stats_markdown(stats: IndexStats, lang: str) -> str:

@@ -1,7 +1,7 @@
 """One table of every translated label, used both to build the layout and to relabel it.
 
 A component is created through `Labels.add(gr.Button, value="send", ...)`: the keys name
-entries of courserag/ui/texts.py (or are functions of the language), the component is built
+entries of courserag/i18n/ui_texts.py (or are functions of the language), the component is built
 with the first language's words, and a language switch asks `updates(lang)` for one
 `gr.update` per registered component, in the order of `components`. Each key is written once.
 """
@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import gradio as gr
 
-from courserag.ui.texts import t
+from courserag.i18n.ui_texts import t
 
 Text = str | Callable[[str], Any]
 

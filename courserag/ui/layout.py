@@ -14,10 +14,10 @@ from typing import Any
 
 import gradio as gr
 
-from courserag.parsers import SUPPORTED_EXTENSIONS
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.labels import Labels
 from courserag.ui.study import MAX_EXAMPLES, StudyApp
-from courserag.ui.texts import t
+from courserag.i18n.ui_texts import t
 
 UPLOAD_TYPES = sorted(SUPPORTED_EXTENSIONS)
 STORAGE_KEY = "courserag-tab"

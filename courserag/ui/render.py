@@ -1,7 +1,7 @@
 """Everything the app shows as HTML or Markdown, rendered by pure functions.
 
 The one wording of answers, citations, upload results, the notes table and the course card
-lives here (the words themselves in courserag/messages.py and courserag/ui/texts.py). Text
+lives here (the words themselves in courserag/i18n/messages.py and courserag/i18n/ui_texts.py). Text
 from outside — answers quoting sources, file names, questions — is escaped here, links in it
 are made inert (the only links in an answer are ours, to cited course files), and every HTML
 block this module returns goes through the sanitizer of courserag/ui/sanitize.py.
@@ -19,17 +19,17 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from courserag.cited import split_cited
-from courserag.courses import Course
-from courserag.messages import unit_word
+from courserag.answers.cited import split_cited
+from courserag.courses.directory import Course
+from courserag.i18n.messages import unit_word
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
-from courserag.session_pool import UploadedFile
+from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
-from courserag.ui.locators import line_range, page_of, say_locator
+from courserag.i18n.locators import line_range, page_of, say_locator
 from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
 from courserag.ui.sources import CODE_TYPES, highlight, paragraphs
-from courserag.ui.texts import t
-from courserag.upload_progress import PendingUpload
+from courserag.i18n.ui_texts import t
+from courserag.ingest.progress import PendingUpload
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 _MARKER = re.compile(r"\[(\d{1,3})\]")

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from courserag.parsers import SUPPORTED_EXTENSIONS
-from courserag.settings import Settings
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
+from courserag.config.settings import Settings
 
 __all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_options"]
 

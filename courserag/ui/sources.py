@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from courserag.cited import cited_numbers
-from courserag.textnorm import STOPWORDS, word_tokens
+from courserag.answers.cited import cited_numbers
+from courserag.lang.textnorm import STOPWORDS, word_tokens
 
 # A sentence ends after 。！？； or after . ! ? ; followed by white space, or at a line break.
 _SENTENCE = re.compile(r".*?(?:[。！？；]+|[.!?;]+(?=\s)|\n|$)", re.DOTALL)

@@ -2,7 +2,7 @@
 
 Handlers only translate between widgets and the engine; every answer, upload and index
 operation is the engine's job, every word and HTML block comes from courserag/ui/render.py
-and courserag/ui/texts.py. Layout and wiring are in courserag/ui/layout.py.
+and courserag/i18n/ui_texts.py. Layout and wiring are in courserag/ui/layout.py.
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ from pathlib import Path
 import gradio as gr
 
 from courserag.errors import CourseRagError
-from courserag.feedback import FeedbackLog
+from courserag.instructor.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 from courserag.ui.persist import Restored, restore, snapshot
-from courserag.messages import render
+from courserag.i18n.messages import render
 from courserag.ui.render import (
     answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card,
     render_notes, render_upload_log, upload_line,
 )
 from courserag.ui.sanitize import text_html
 from courserag.ui.sessions import SessionIndex, new_sid
-from courserag.ui.texts import normalize_lang, t
+from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
 
 log = logging.getLogger(__name__)
@@ -328,7 +328,7 @@ class StudyApp:
         previous = [turn.question for turn in turns if turn.course == course_id]
         final: Answer | None = None
         try:
-            for update in self.engine.answer_stream(course_id, question, sid, scope, previous):
+            for update in self.engine.answer_stream(course_id, question, session_id=sid, scope=scope, history=previous):
                 if isinstance(update, Answer):
                     final = update
                 else:

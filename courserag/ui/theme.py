@@ -1,7 +1,7 @@
 """How the app looks: the Gradio theme, our CSS and script, and the launch options that carry them.
 
 Colours are chosen for a contrast of at least 4.5:1 on their backgrounds in light and dark
-mode (checked by the axe-core scan in tests/test_browser.py). On narrow screens (≤ 768 px)
+mode (checked by the axe-core scan in tests/browser/test_browser.py). On narrow screens (≤ 768 px)
 the chat comes first and the course/notes sidebar folds behind a toggle.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import gradio as gr
 
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 from courserag.ui.server import server_options
 
 NARROW = "768px"

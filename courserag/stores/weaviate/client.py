@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
 from courserag.errors import CourseRagError, StoreUnavailableError
-from courserag.settings import secret
+from courserag.config.settings import secret
 from courserag.stores.weaviate.endpoint import Endpoint
 
 logger = logging.getLogger(__name__)

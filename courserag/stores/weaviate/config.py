@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from courserag.errors import ConfigError
 
 if TYPE_CHECKING:
-    from courserag.settings import Settings
+    from courserag.config.settings import Settings
 
 SEARCH_MODES = ("separate", "hybrid")
 

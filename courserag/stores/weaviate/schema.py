@@ -1,11 +1,11 @@
 """The Weaviate collection: its schema, and how a Chunk becomes an object and back.
 
 One collection holds every course; every read filters on `course_id`. We supply the
-vectors (no vectorizer) and a `lexical` property holding `courserag.textnorm.word_tokens(text)`
+vectors (no vectorizer) and a `lexical` property holding `courserag.lang.textnorm.word_tokens(text)`
 joined by spaces, with whitespace tokenization and no stopword preset, so that Weaviate's
 BM25 sees exactly the tokens the local store's BM25 sees, in English and Chinese.
 
-Sentence vectors (courserag/sentences.py) live in a second collection, `<name>_Sentences`:
+Sentence vectors (courserag/retrieval/sentence_vectors.py) live in a second collection, `<name>_Sentences`:
 one object per sentence with its vector and the course, file and chunk id it belongs to, so
 the candidates' sentences are found by one filtered vector query. Every chunk object says
 the `index_format` it was written in; chunks of an older format make the model guard ask
@@ -29,8 +29,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from courserag.records import Chunk
-from courserag.sentences import INDEX_FORMAT, SentenceVectors
-from courserag.textnorm import word_tokens
+from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors
+from courserag.lang.textnorm import word_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def collection_schema(name: str) -> dict:
         "vectorizer": "none",
         "vectorIndexType": "hnsw",
         "vectorIndexConfig": {"distance": "cosine"},
-        # k1/b as in courserag.lexical; no stopword preset: word_tokens already dropped ours.
+        # k1/b as in courserag.retrieval.bm25; no stopword preset: word_tokens already dropped ours.
         "invertedIndexConfig": {"bm25": {"k1": 1.2, "b": 0.75}, "stopwords": {"preset": "none"}},
         "properties": [dict(prop) for prop in PROPERTIES],
     }

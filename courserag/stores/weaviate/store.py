@@ -17,7 +17,7 @@ import numpy as np
 
 from courserag.errors import StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
-from courserag.sentences import INDEX_FORMAT, SentenceVectors, index_space
+from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors, index_space
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.stores.weaviate.batch import WriteContext, insert_in_groups, send_batch
 from courserag.stores.weaviate.client import WeaviateConnection, mask

@@ -1,0 +1,76 @@
+"""The answer's words when no LLM writes them: quoted units, or a plain refusal.
+
+The engine decides *whether* to answer (retrieval, course codes); this module writes the
+Answer: the extractive composer's units under a lead that says when the quotes are in the
+other language or a newer notice comes first, or a "not in the materials" in the
+question's language that points at the nearest source.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from courserag.courses.codes import CodeCheck, own_codes
+from courserag.courses.directory import Course
+from courserag.courses.facts import person_names
+from courserag.answers.extractive import classify, compose, render
+from courserag.answers.extractive.recency import say_date
+from courserag.i18n.messages import Notice
+from courserag.results import Answer, Retrieval
+from courserag.lang.textnorm import is_chinese
+
+
+def write_extractive(
+    answer: Answer, retrieval: Retrieval, codes: CodeCheck, course: Course, similarity: Callable, word_vectors: Callable,
+) -> None:
+    """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
+    composition = compose(
+        retrieval.query, retrieval.items, _ask(answer.question, retrieval.query), similarity,
+        floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
+        ignore=tuple(own_codes(course)), word_vectors=word_vectors, people=person_names(course.instructors),
+    )
+    if composition.refused:
+        if composition.reason == "missing_code":
+            refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
+        else:
+            refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
+        return
+    answer.answer = render(composition, _lead(answer.question, composition))
+
+
+def _ask(question: str, query: str):
+    """What the learner asked for: the follow-up's own wording when it says ("Is it stable?"
+    is a yes/no even when its search query carries the earlier question's words), the
+    rewritten question's when it does not ("那期末考试呢？" asks what the turn before asked)."""
+    own = classify(question)
+    return own if own.needs or own.yes_no or query == question else classify(query)
+
+
+def refuse(answer: Answer, message: str, nearest=None, **params) -> None:
+    """A plain "not found" (or why not) in the question's language; no citations, and the
+    nearest related source offered as a place to look, not as an answer."""
+    lang = _language(answer.question)
+    text = Notice(message, params).text(lang)
+    if nearest is not None:
+        chunk = nearest.hit.chunk
+        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": chunk.locator}).text(lang)
+        answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
+    answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []
+
+
+def _language(text: str) -> str:
+    return "zh" if is_chinese(text) else "en"
+
+
+def _lead(question: str, composition) -> str:
+    """"From the materials:", saying so when the quotes are in the other language."""
+    quoted = " ".join(c.unit.text for c in composition.units)
+    lang, source = _language(question), _language(quoted)
+    code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
+    if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
+        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
+    return Notice(code).text(lang)
+
+
+def _item(retrieval: Retrieval, n: int | None):
+    return next((item for item in retrieval.items if item.n == n), None)

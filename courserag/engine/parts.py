@@ -1,0 +1,37 @@
+"""The parts the engine's services share, read at call time.
+
+The app and the tests may swap one after construction (an LLM client, a memoising
+embedder, a store that is down), so every service reads them from here rather than keeping
+its own copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from courserag.answers.llm import ChatAnswerer
+from courserag.config.settings import Settings
+from courserag.courses.directory import CourseDirectory
+from courserag.embedders import Embedder
+from courserag.instructor.feedback import FeedbackLog
+from courserag.retrieval.ranking import Ranker
+from courserag.retrieval.session_pool import SessionRegistry
+from courserag.stores.base import CourseStore
+
+
+@dataclass
+class EngineParts:
+    """Settings, the course directory, the store, the model, sessions, and the optional LLM and gap log."""
+
+    settings: Settings
+    directory: CourseDirectory
+    store: CourseStore
+    embedder: Embedder
+    sessions: SessionRegistry
+    ranker: Ranker
+    answerer: ChatAnswerer | None = None
+    gap_log: FeedbackLog | None = None
+
+    def embed_texts(self, texts: list[str]):
+        """Passage vectors of `texts`, in the configured batch size."""
+        return self.embedder.embed_batch(texts, self.settings.embedding_batch_size)

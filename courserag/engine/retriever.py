@@ -1,0 +1,131 @@
+"""Everything before the answer: embed the question, search both paths, fuse, rank, pack.
+
+The course store (filtered by course id) and the session's pool are each searched by vector
+and by BM25; the four lists are merged, the best sentence of each candidate is blended in,
+the ranker orders them and refuses when nothing is relevant, and what is left is cut to the
+token budget. A store that fails becomes a notice, never an exception for the learner.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Sequence
+
+from courserag.answers.llm import ChatAnswerer
+from courserag.courses.codes import own_codes
+from courserag.courses.directory import Course
+from courserag.courses.facts import DirectoryFacts, directory_chunks, keep_material
+from courserag.engine.parts import EngineParts
+from courserag.engine.requests import Question
+from courserag.errors import LLMUnavailableError, StoreUnavailableError
+from courserag.i18n.messages import Notice
+from courserag.lang.bridge import english_words
+from courserag.lang.textnorm import is_chinese, word_tokens
+from courserag.records import ScoredChunk
+from courserag.results import Retrieval
+from courserag.retrieval import ranking
+from courserag.retrieval.calibration import BACKGROUND, floor_of
+from courserag.retrieval.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
+from courserag.retrieval.packing import pack_context
+from courserag.retrieval.ranking import RankQuery
+from courserag.retrieval.sentence_vectors import with_sentences
+from courserag.retrieval.session_pool import SessionPool
+
+log = logging.getLogger(__name__)
+
+
+class Retriever:
+    """Turns a `Question` into a `Retrieval`: the packed, numbered sources for the answerer."""
+
+    def __init__(self, parts: EngineParts):
+        self.parts = parts
+        self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
+        self._background_lock = threading.Lock()
+        self._directory = DirectoryFacts()  # the courses' directory fields as passages
+
+    def retrieve(self, question: Question, course: Course) -> Retrieval:
+        """Embed, search both paths, fuse, rank, pack."""
+        started = time.perf_counter()
+        parts, cfg = self.parts, self.parts.settings.retrieval
+        query = self._standalone_query(question.text, question.history)
+        tokens = word_tokens(query)
+        query_is_chinese = is_chinese(query)
+        across = query_is_chinese != (course.language == "zh")  # a Chinese question in an English course, say
+        vector = parts.embedder.embed_query_for(query, across)
+        # BM25 also looks for the English of a Chinese question's words (bridge.py).
+        search_tokens = tokens + english_words(query) if across and query_is_chinese and cfg.bridge else tokens
+        n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if parts.ranker.name == "hybrid" else 0)
+        notices: list[Notice] = []
+        vector_lists: list[list[ScoredChunk]] = []
+        lexical_lists: list[list[ScoredChunk]] = []
+        if question.scope in ("both", "course"):
+            course_vec, course_lex = self._search_course(course.id, vector, search_tokens, n, notices)
+            course_vec, course_lex = self._directory.offer(course, parts.embed_texts, vector, tokens, course_vec, course_lex)
+            vector_lists.append(course_vec)
+            lexical_lists.append(course_lex)
+        pool = parts.sessions.peek(question.session_id) if question.scope in ("both", "notes") else None
+        if pool is not None and len(pool):
+            vector_lists.append(pool.vector_search(vector, n))
+            lexical_lists.append(pool.lexical_search(search_tokens, n))
+        candidates = ranking.merge_candidates(vector_lists, lexical_lists)
+        if parts.ranker.name == "hybrid" and cfg.sentence_weight > 0:  # the reference design has no use for it
+            candidates = with_sentences(candidates, self.best_sentences(course.id, pool, candidates, vector))
+        floor = self._floor(vector)
+        # The course's own code names the course, not a fact: it must not lift every chunk
+        # that mentions it above the one that answers.
+        identifiers = ranking.extract_identifiers(query) - own_codes(course)
+        rank_query = RankQuery(tuple(tokens), identifiers, query_is_chinese, floor, parts.embedder.reads_chinese)
+        ranked = keep_material(parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k)
+        items = pack_context(
+            ranked, parts.embedder.count_tokens, parts.embedder.truncate_to_tokens,
+            cfg.max_chunk_tokens, cfg.context_token_budget,
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        return Retrieval(question.text, query, items, notices, elapsed, len(candidates), across, vector, floor)
+
+    def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
+        """Both candidate lists from the course store; an unreachable store is a notice."""
+        store = self.parts.store
+        try:
+            hits = store.search(course_id, vector, tokens, n)
+        except StoreUnavailableError as exc:
+            log.warning("course store %s failed: %s", store.name, exc)
+            notices.append(Notice("course_store_down", {"store": store.name, "detail": str(exc), "rest": Notice("rest_notes")}))
+            return [], []
+        notices.extend(hits.notices)
+        return hits.vector, hits.lexical
+
+    def best_sentences(self, course_id: str, pool: SessionPool | None, candidates: Sequence[ScoredChunk], vector) -> dict[str, float]:
+        """The candidates' best sentence similarities (sentence_vectors.py), from the course
+        store and the session's pool; a store that fails here only costs the signal."""
+        course_ids = [c.chunk.id for c in candidates if c.chunk.origin == "course"]
+        upload_ids = [c.chunk.id for c in candidates if c.chunk.origin != "course"]
+        best: dict[str, float] = {}
+        if course_ids:
+            try:
+                best.update(self.parts.store.best_sentences(course_id, course_ids, vector))
+            except StoreUnavailableError as exc:
+                log.warning("sentence scores of course %s failed: %s", course_id, exc)
+        if pool is not None and upload_ids:
+            best.update(pool.best_sentences(upload_ids, vector))
+        return best
+
+    def _standalone_query(self, question: str, history: Sequence[object]) -> str:
+        """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
+        the heuristic otherwise (or when the LLM fails)."""
+        answerer: ChatAnswerer | None = self.parts.answerer
+        if answerer is not None and history and looks_like_followup(question):
+            try:
+                return clean_rewrite(question, answerer.complete(rewrite_messages(question, history)))
+            except LLMUnavailableError as exc:
+                log.info("follow-up rewrite fell back to the heuristic: %s", exc)
+        return rewrite_followup(question, history)
+
+    def _floor(self, query_vector) -> float:
+        """The question's similarity to text that does not answer it (calibration.py)."""
+        with self._background_lock:
+            if self._background is None:
+                self._background = self.parts.embed_texts(list(BACKGROUND))
+        return floor_of(query_vector, self._background).mean

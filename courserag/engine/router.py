@@ -1,0 +1,100 @@
+"""From sources to the learner's answer: which path answers, and what the answer records.
+
+A question about another listed course is redirected; no relevant source is a plain
+refusal; otherwise the LLM answers when one is configured (its failure falls back to the
+extractive composer, with a notice) and the composer quotes the sources when not.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Iterator
+
+from courserag.answers.wording import refuse, write_extractive
+from courserag.answers.llm import build_messages
+from courserag.courses.codes import CodeCheck, check_codes
+from courserag.engine.gaps import log_gaps
+from courserag.engine.parts import EngineParts
+from courserag.engine.requests import Question
+from courserag.errors import LLMUnavailableError, QuestionError
+from courserag.i18n.messages import Notice
+from courserag.ingest.progress import PendingUpload
+from courserag.results import Answer, Retrieval
+
+log = logging.getLogger(__name__)
+
+LLM_REFUSAL_MARKER = "NOT_IN_MATERIALS"
+
+
+class AnswerRouter:
+    """Streams the answer to a question whose sources were already retrieved."""
+
+    def __init__(self, parts: EngineParts, pending_uploads: Callable[[str | None], list[PendingUpload]]):
+        self.parts = parts
+        self._pending_uploads = pending_uploads
+
+    def check(self, text: str) -> str:
+        """The question without surrounding space; QuestionError when empty or too long."""
+        text = text.strip()
+        if not text:
+            raise QuestionError("empty_question")
+        limit = self.parts.settings.limits.max_question_chars
+        if len(text) > limit:
+            # Checked before any work: a megabyte "question" would hold an answer slot for seconds.
+            raise QuestionError("question_too_long", chars=len(text), limit=limit)
+        return text
+
+    def stream(self, question: Question, retrieval: Retrieval, started: float) -> Iterator[str | Answer]:
+        """Yield the growing answer text while it streams, then the final Answer."""
+        answer_started = time.perf_counter()
+        answer = Answer(
+            question.text, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=question.course_id
+        )
+        course = self.parts.directory.get(question.course_id)
+        codes = check_codes(retrieval.query, course, self.parts.directory)
+        if codes.about_another_course:
+            code, other = codes.other_courses[0]
+            refuse(answer, "answer_other_course", code=code, name=other.name)
+        elif not retrieval.items:
+            refuse(answer, "answer_not_found")
+        elif self.parts.answerer is not None:
+            yield from self._llm_answer(question, retrieval, answer, codes)
+        else:
+            self._extractive(answer, retrieval, codes)
+        if answer.refused:
+            answer.items = []
+        now = time.perf_counter()
+        answer.timings_ms = {
+            "retrieval": retrieval.retrieval_ms,
+            "answer": (now - answer_started) * 1000,
+            "total": (now - started) * 1000,
+        }
+        log_gaps(self.parts.gap_log, answer, question.scope, self._pending_uploads(question.session_id))
+        yield answer
+
+    def _llm_answer(self, question: Question, retrieval: Retrieval, answer: Answer, codes: CodeCheck) -> Iterator[str]:
+        """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
+        text = ""
+        try:
+            for delta in self.parts.answerer.stream(build_messages(question.text, retrieval.items, question.history)):
+                text += delta
+                if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
+                    yield text
+            if LLM_REFUSAL_MARKER in text:
+                refuse(answer, "answer_not_found")
+            else:
+                answer.answer, answer.mode = text.strip(), "llm"
+        except LLMUnavailableError as exc:
+            answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
+            self._extractive(answer, retrieval, codes)
+
+    def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
+        """Quote the units that answer, or refuse and point at the nearest source."""
+        embedder, batch = self.parts.embedder, self.parts.settings.embedding_batch_size
+
+        def similarity(texts: list[str]):
+            return embedder.embed_passages_for(texts, retrieval.across_languages, batch) @ retrieval.vector
+
+        course = self.parts.directory.get(answer.course_id)
+        write_extractive(answer, retrieval, codes, course, similarity, embedder.word_vectors)

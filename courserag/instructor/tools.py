@@ -1,0 +1,345 @@
+"""The instructor tab's logic: the token check, index statistics, rebuilds, batch tests,
+course files and the course's learner-facing words.
+
+Every entry point of the tab goes through `check_token` on every call: the tokens are read
+from the environment at that moment (`settings.secret`) and compared in constant time.
+INSTRUCTOR_TOKEN unlocks every course; INSTRUCTOR_TOKENS gives a course its own token
+(`csc3100=token-a,ds2010=token-b`, or a JSON object), which unlocks that course only.
+
+Wrong tokens are counted per client (`TokenThrottle`): past a few in a window, that client
+is refused without a comparison until the window has passed. Nothing sleeps: a 0.5 s delay
+after each wrong token used to run in a worker, so 40 queued wrong tokens kept the real
+instructor waiting 11 s, while guessing still ran at ~12 tokens a second.
+Nothing here returns or logs a token. Everything else is asked of the engine.
+
+Course files added here are stored in the course's docs folder (for both stores: Weaviate
+keeps chunks, not files) and indexed incrementally into whichever store is configured.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import re
+import threading
+import time
+import uuid
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Literal, Sequence
+
+from courserag.courses.edit import update_course, validated
+from courserag.courses.directory import Course
+from courserag.errors import CourseRagError
+from courserag.instructor.feedback import FeedbackLog
+from courserag.courses.indexer import BuildSummary, course_files
+from courserag.ingest.pipeline import file_size
+from courserag.i18n.messages import Notice
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, parse_file, safe_display_name
+from courserag.ingest.parsers.guard import refuse_type
+from courserag.results import EngineHealth
+from courserag.config.settings import Settings, secret
+
+log = logging.getLogger(__name__)
+
+TOKEN_ENV = "INSTRUCTOR_TOKEN"
+TOKENS_ENV = "INSTRUCTOR_TOKENS"
+MAX_BATCH_QUESTIONS = 100
+TokenState = Literal["ok", "disabled", "missing", "wrong", "throttled"]
+_PAIR = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*[=:]\s*(\S+)\s*")
+
+
+class TokenThrottle:
+    """Wrong tokens per client: `max_failures` in `window_s`, then refusal until they age out."""
+
+    def __init__(self, max_failures: int = 20, window_s: float = 600.0, clock: Callable[[], float] = time.monotonic):
+        self.max_failures = max_failures
+        self.window_s = window_s
+        self._clock = clock
+        self._failures: OrderedDict[str, deque] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str) -> deque:
+        times = self._failures.setdefault(client, deque())
+        self._failures.move_to_end(client)
+        while times and self._clock() - times[0] > self.window_s:
+            times.popleft()
+        while len(self._failures) > 10000:  # bounded memory: the oldest clients are forgotten
+            self._failures.popitem(last=False)
+        return times
+
+    def retry_after(self, client: str) -> float:
+        """Seconds until `client` may try again (0 when it may now)."""
+        with self._lock:
+            times = self._recent(client)
+            if len(times) < self.max_failures:
+                return 0.0
+            return max(self.window_s - (self._clock() - times[0]), 0.0)
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            self._recent(client).append(self._clock())
+
+
+THROTTLE = TokenThrottle()
+
+
+def course_tokens() -> dict[str, str]:
+    """INSTRUCTOR_TOKENS as {course id: token}: `id=token` pairs separated by commas,
+    semicolons or new lines, or a JSON object. Unparsable parts are ignored (and logged by
+    position, never by value)."""
+    raw = secret(TOKENS_ENV, required=False) or ""
+    if raw.strip().startswith("{"):
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            log.warning("%s is not valid JSON; no per-course tokens are set", TOKENS_ENV)
+            return {}
+        return {str(k): str(v) for k, v in data.items() if str(k) and str(v)} if isinstance(data, dict) else {}
+    tokens = {}
+    for position, part in enumerate(p for p in re.split(r"[,;\n]", raw) if p.strip()):
+        match = _PAIR.fullmatch(part)
+        if match:
+            tokens[match.group(1)] = match.group(2)
+        else:
+            log.warning("%s entry #%d is not id=token; ignored", TOKENS_ENV, position + 1)
+    return tokens
+
+
+def _same(token: str, expected: str) -> bool:
+    return hmac.compare_digest(token.encode("utf-8"), expected.encode("utf-8"))
+
+
+def token_courses(token: object, course_ids: Sequence[str]) -> list[str]:
+    """The courses `token` unlocks now: all of them for INSTRUCTOR_TOKEN, else those whose
+    INSTRUCTOR_TOKENS entry it is."""
+    if not isinstance(token, str) or not token:
+        return []
+    expected = secret(TOKEN_ENV, required=False)
+    if expected and _same(token, expected):
+        return list(course_ids)
+    per_course = course_tokens()
+    return [c for c in course_ids if c in per_course and _same(token, per_course[c])]
+
+
+def check_token(
+    token: object, course_id: str | None = None, client: str = "?", throttle: TokenThrottle = THROTTLE
+) -> TokenState:
+    """'ok' only when `token` is INSTRUCTOR_TOKEN, or the INSTRUCTOR_TOKENS token of
+    `course_id` (of any course when no course is named); 'disabled' when neither is set;
+    'throttled' while `client` has had too many wrong tokens (whatever it sends)."""
+    expected = secret(TOKEN_ENV, required=False)
+    per_course = course_tokens()
+    if not expected and not per_course:
+        return "disabled"
+    if not isinstance(token, str) or not token:
+        return "missing"
+    if throttle.retry_after(client):
+        return "throttled"
+    if expected and _same(token, expected):
+        return "ok"
+    candidates = [per_course[course_id]] if course_id in per_course else [] if course_id else list(per_course.values())
+    if any(_same(token, candidate) for candidate in candidates):
+        return "ok"
+    throttle.failed(client)
+    log.info("a wrong instructor token from %s", client)
+    return "wrong"
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """One course's index as the instructor sees it, with the engine's health."""
+
+    course_id: str
+    health: EngineHealth
+    files: list[tuple[str, int]]
+    chunks: int
+    error: str = ""
+    damaged: tuple[str, ...] = ()  # files whose stored chunks cannot be read
+
+
+@dataclass(frozen=True)
+class CourseFile:
+    """A file of the course folder as the instructor sees it: indexed or not, and how much."""
+
+    source: str
+    size_bytes: int
+    chunks: int  # passages in the index (0: not indexed yet, or it could not be read)
+    indexed: bool
+
+
+class InstructorTools:
+    """What the unlocked tab does, over the learners' engine (same store, same embedder)."""
+
+    def __init__(self, engine, feedback: FeedbackLog, settings: Settings | None = None):
+        self.engine = engine
+        self.feedback = feedback
+        self.settings = settings or Settings()
+
+    def stats(self, course_id: str) -> IndexStats:
+        self.engine.course(course_id)
+        health = self.engine.health()
+        try:
+            records = self.engine.course_files(course_id)
+        except CourseRagError as exc:
+            return IndexStats(course_id, health, [], 0, str(exc))
+        files = [(r.source, r.chunks) for r in records]
+        damaged = self.engine.index_status(course_id).damaged
+        return IndexStats(course_id, health, files, sum(chunks for _, chunks in files), damaged=damaged)
+
+    def build(
+        self,
+        course_id: str,
+        rebuild: bool,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> BuildSummary | None:
+        """Bring the course's index up to date; None when another build is running."""
+        return self.engine.build_course(course_id, rebuild, progress)
+
+    # -- the course's files ------------------------------------------------------------
+
+    def files(self, course_id: str) -> list[CourseFile]:
+        """Every file of the course folder, with its passages in the index."""
+        course = self.engine.course(course_id)
+        try:
+            indexed = {r.source: r.chunks for r in self.engine.course_files(course_id)}
+        except CourseRagError:
+            indexed = {}
+        try:
+            paths = course_files(course.docs)
+        except CourseRagError:
+            paths = []
+        rows = []
+        for path in paths:
+            source = path.relative_to(course.docs).as_posix()
+            rows.append(CourseFile(source, path.stat().st_size, indexed.get(source, 0), source in indexed))
+        return rows
+
+    def add_files(
+        self, course_id: str, uploads: Sequence[tuple[Path, str]], progress: Callable[[int, int, str], None] | None = None
+    ) -> tuple[BuildSummary | None, list[Notice]]:
+        """Store each (path, name) in the course folder and index what changed; one notice
+        per file. A file that cannot be read is not stored; if indexing still fails, the
+        folder is put back as it was (a replaced file gets its old version back).
+        None as summary: nothing was indexed (nothing stored, or another build runs).
+        """
+        course = self.engine.course(course_id)
+        notices: list[Notice] = []
+        stored: dict[str, Path | None] = {}  # name -> its previous version, kept aside
+        for path, raw_name in uploads:
+            try:
+                name, previous = self._store(course, Path(path), raw_name)
+                stored[name] = previous
+            except CourseRagError as exc:
+                notices.append(exc.notice)
+        if not stored:
+            return None, notices
+        summary = self.engine.build_course(course_id, False, progress)
+        failed = dict(summary.failed) if summary is not None else {}
+        for name, previous in stored.items():
+            if summary is None or name in failed:
+                target = course.docs / name
+                if previous is not None:
+                    os.replace(previous, target)  # its old chunks are still the indexed ones
+                else:
+                    target.unlink(missing_ok=True)  # never indexed
+                reason = Notice("build_busy") if summary is None else Notice("plain", {"text": failed[name]})
+                notices.append(Notice("course_file_not_indexed", {"name": name, "reason": reason}))
+            else:
+                if previous is not None:
+                    previous.unlink(missing_ok=True)
+                notices.append(Notice("course_file_added", {"name": name}))
+        return summary, notices
+
+    def _store(self, course: Course, path: Path, raw_name: str) -> tuple[str, Path | None]:
+        """Check one upload (type, size, that it parses) and move it into the course folder
+        atomically; (its name, the previous version kept aside or None)."""
+        name = safe_display_name(raw_name)
+        extension = os.path.splitext(name)[1].lower()
+        if extension not in SUPPORTED_EXTENSIONS:
+            refuse_type(name, extension)
+        file_size(path, name, self.settings.limits)
+        parse_file(path, name, self.settings.limits)  # IngestError, in the instructor's words
+        target = course.docs / name
+        try:
+            course.docs.mkdir(parents=True, exist_ok=True)
+            temporary = course.docs / f".{name}.{uuid.uuid4().hex}.tmp"  # hidden: never indexed
+            temporary.write_bytes(path.read_bytes())
+            previous = None
+            if target.is_file():
+                previous = course.docs / f".{name}.previous"
+                os.replace(target, previous)
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise CourseRagError("course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__) from None
+        return name, previous
+
+    def remove_file(
+        self, course_id: str, source: str, progress: Callable[[int, int, str], None] | None = None
+    ) -> BuildSummary | None:
+        """Delete a file from the course folder and drop its passages from the index."""
+        course = self.engine.course(course_id)
+        known = {p.relative_to(course.docs).as_posix(): p for p in course_files(course.docs)}
+        if source not in known:
+            raise CourseRagError("course_file_missing", name=source)
+        try:
+            known[source].unlink()
+        except OSError as exc:
+            raise CourseRagError("course_file_unwritable", name=source, detail=exc.strerror or type(exc).__name__) from None
+        return self.engine.build_course(course_id, False, progress)
+
+    # -- the course's words ---------------------------------------------------------------
+
+    def edit_course(self, course_id: str, name: str, description: str, examples: str | Sequence[str]) -> Course:
+        """Save the course's name, description and example questions; the new course."""
+        self.engine.course(course_id)
+        update_course(self.settings.course_directory, course_id, validated(name, description, examples))
+        self.engine.reload_courses()
+        return self.engine.course(course_id)
+
+    def batch(
+        self, course_id: str, text: str, scope: str = "course", describe: Callable[[str], str] | None = None
+    ) -> list[list]:
+        """One row per question: #, question, result, answer, sources, ms.
+
+        Lines are plain questions, or the JSON objects of `rag_engine.py ask --batch`
+        ({"question": ..., "course": ..., "scope": ...}). `describe` says a locator (the UI's
+        language); by default its last part as written.
+        """
+        describe = describe or (lambda locator: locator.split(" > ")[-1])
+        self.engine.course(course_id)
+        session_id = f"instructor-batch-{uuid.uuid4().hex}"
+        rows: list[list] = []
+        lines = [line.strip() for line in (text or "").splitlines() if line.strip()][:MAX_BATCH_QUESTIONS]
+        for number, line in enumerate(lines, start=1):
+            question, course, line_scope = line, course_id, scope
+            if line.startswith("{"):
+                try:
+                    record = json.loads(line)
+                    question = str(record["question"])
+                    course = record.get("course") or course_id
+                    line_scope = record.get("scope", scope)
+                except (ValueError, KeyError, TypeError):
+                    rows.append([number, line, "error", "not a {question, course} JSON object", "", 0])
+                    continue
+            try:
+                result = self.engine.ask(course, question, session_id=session_id, scope=line_scope)
+            except (CourseRagError, ValueError) as exc:
+                rows.append([number, question, "error", str(exc), "", 0])
+                continue
+            sources = "; ".join(
+                f"[{c['n']}] {c['source']} ({describe(c['locator'])})" for c in result.citations
+            )
+            status = "refused" if result.refused else "answered"
+            if result.warnings:
+                status += " (warning)"
+            answer = " ".join(result.answer.split())
+            rows.append([
+                number, question, status, answer[:400] + ("…" if len(answer) > 400 else ""),
+                sources, round(result.timings_ms.get("total", 0.0)),
+            ])
+        self.engine.end_session(session_id)
+        return rows

@@ -1,0 +1,399 @@
+"""The extractive answer, piece by piece: sentences, units, fact kinds, question needs, and
+the composer's choices and refusals (pure functions; no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from courserag.answers.extractive import classify, compose
+from courserag.answers.extractive.compose import subject_tokens
+from courserag.answers.extractive.entities import kinds_in
+from courserag.answers.extractive.sentences import split_sentences
+from courserag.answers.extractive.units import source_units
+from courserag.retrieval.packing import ContextItem
+from courserag.records import Chunk, ScoredChunk
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Requests are due within 7 days, i.e. by 2026-11-03. Next.", ["Requests are due within 7 days, i.e. by 2026-11-03.", "Next."]),
+        ("Email Dr. Marsh. She answers.", ["Email Dr. Marsh.", "She answers."]),
+        ("Knuth suggests A = 0.618. Done.", ["Knuth suggests A = 0.618.", "Done."]),
+        ("It suffers from clustering: runs grow.", ["It suffers from clustering: runs grow."]),
+        ("迟交扣分。期末在十二月。", ["迟交扣分。", "期末在十二月。"]),
+    ],
+)
+def test_sentences_are_never_cut_at_abbreviations_decimals_or_colons(text, expected):
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, doc_type, expected",
+    [
+        # a table row carries its column headers; the header row is never a unit of its own
+        ("| Homework | Released | Due date |\n|---|---|---|\n| HW4 | 2026-10-23 | 2026-11-06 |", "md",
+         ["HW4 — Released: 2026-10-23; Due date: 2026-11-06"]),
+        # a list item carries its lead-in
+        ("Merge sort works in three steps:\n- Divide the list.\n- Sort each half.", "md",
+         ["Merge sort works in three steps: Divide the list.", "Merge sort works in three steps: Sort each half."]),
+        # a sentence ending in a colon takes what follows it
+        ("Merge sort is stable because of one detail:\nequal keys are taken from the left first.", "md",
+         ["Merge sort is stable because of one detail: equal keys are taken from the left first."]),
+        # a notebook cell's output is a unit; its code is not
+        ("print(version)\nOutput:\n3.11", "ipynb", ["Output: 3.11"]),
+        # a numbered heading in a PDF is a title, not the start of the paragraph under it
+        ("三、正则化：岭回归与 Lasso\n当特征很多时，模型可能过拟合。", "pdf", ["当特征很多时，模型可能过拟合。"]),
+        ("Section 2 Hashing\nLinear probing steps by one.", "pdf", ["Linear probing steps by one."]),
+        # a sentence opening with a pronoun is quoted with the one it leans on
+        ("Linear probing steps by one. It suffers from primary clustering.", "md",
+         ["Linear probing steps by one. It suffers from primary clustering."]),
+    ],
+)
+def test_units_read_on_their_own(text, doc_type, expected):
+    units = [u.text for u in source_units(text, doc_type)]
+    assert all(e in units for e in expected), units
+    assert "Homework — Released: Released" not in units and "Homework | Released | Due date" not in units
+
+
+@pytest.mark.parametrize(
+    "text, kind, present",
+    [
+        ("Tuesday 2026-10-20, 10:30–11:50", "date", True),
+        ("in Lecture Hall LH-1", "place", True),
+        ("上课地点： 理学楼 305 教室", "place", True),
+        ("MAT-2040 Linear Algebra", "place", False),  # a course code is not a room
+        ("priya.nair@example.edu", "email", True),
+        ("priya.nair@example.edu", "phone", False),
+        ("Final exam | 40%", "percent", True),
+        ("two A4 sheets", "number", True),
+        ("exactly seventeen handshakes", "number", True),
+        ("O(E log E) time", "complexity", True),
+        ("when it holds 37 keys", "condition", True),
+        ("The index is rebuilt nightly.", "time", True),  # how often answers a "when" too
+        ("office hours every Tuesday", "time", True),
+        ("助教每周答疑一次", "time", True),
+        ("The index is rebuilt from scratch.", "time", False),
+        ("Laptops are not allowed during the exam.", "rule", True),  # what answers "Can I…?"
+        ("不允许：由他人或生成式 AI 代写作业。", "rule", True),
+        ("The exam covers weeks 1-6.", "rule", False),
+        ("The midterm does not cover graphs.", "rule", True),  # settles "Will graphs be on it?"
+        ("微信号：wangyue_ta", "messaging", True),
+        ("WeChat ID: wangyue_ta", "messaging", True),
+        ("wang.yue@example.edu.cn", "messaging", False),
+    ],
+)
+def test_fact_kinds(text, kind, present):
+    assert (kind in kinds_in(text)) is present
+
+
+@pytest.mark.parametrize(
+    "question, labels",
+    [
+        ("When and where is the midterm review session?", ("when", "where")),
+        ("What is the phone number of the TA?", ("phone",)),
+        ("王悦助教的电话号码是多少？", ("phone",)),  # the phone number, not any number
+        ("期中考试的缓考安排在哪一天？", ("when",)),  # 在哪一天 asks when, not where
+        ("Can Dijkstra's algorithm be used when some weights are negative?", ()),  # "when" as a conjunction
+        ("What percentage of the grade is the final exam?", ("percent",)),
+        ("Who is the course leader, and what is their email address?", ("email", "who")),
+        ("What is the deadline for HW4?", ("deadline",)),  # a deadline alone: its date
+        ("How many points do I lose a day after the deadline?", ("quantity",)),  # not the deadline's date
+        ("迟交截止后会扣多少分？", ("quantity",)),
+        ("Who do I email about a deadline extension?", ("who",)),  # "email" the verb asks for a person
+        ("What is the TA's email?", ("email",)),
+        ("What is the email address of the course coordinator?", ("email",)),
+        ("助教的微信号是多少？", ("messaging",)),  # an account, not any number
+        ("What is the TA's WeChat?", ("messaging",)),
+    ],
+)
+def test_what_a_question_asks_for(question, labels):
+    assert classify(question).labels == labels
+
+
+@pytest.mark.parametrize(
+    "question, procedure",
+    [
+        ("How are late submissions penalised?", True),  # the rule, not only one number
+        ("这门课的作业迟交怎么扣分？", True),
+        ("How many points do I lose a day?", True),
+        ("What is the late penalty per day?", False),
+    ],
+)
+def test_a_how_question_asks_for_the_rule(question, procedure):
+    assert classify(question).procedure is procedure
+
+
+@pytest.mark.parametrize(
+    "question, present, absent",
+    [
+        ("I'm sick, who do I write to?", {"sick"}, {"i'm", "write"}),  # a contraction of a function word is one
+        ("What happens if I get caught copying?", {"caught", "copying"}, {"happens", "get"}),
+        ("第 8 周讲什么内容？", {"第8周"}, {"8", "周讲", "内容"}),  # the eighth week is one thing
+        ("做 PCA 时通常怎样确定保留几个主成分？", {"pca"}, {"几个", "通常"}),
+    ],
+)
+def test_the_subject_is_what_the_question_is_about(question, present, absent):
+    subject = subject_tokens(question)
+    assert present <= subject and not absent & subject
+
+
+def test_an_ordinal_matches_with_or_without_spaces():
+    schedule = _item(1, "| 周次 | 日期 | 内容 |\n| --- | --- | --- |\n| 第8周 | 11月2日–11月6日 | 集成学习：随机森林与梯度提升 |\n"
+                        "| 第9周 | 11月9日–11月13日 | 神经网络 |", "课程大纲.md", "课程大纲 > 教学进度")
+    holiday = _item(2, "10 月 1 日至 10 月 8 日为国庆假期，停课一周。", "课程大纲.md", "课程大纲 > 说明")
+    question = "第 8 周讲什么内容？"
+    composition = compose(question, [holiday, schedule], classify(question))
+    assert not composition.refused and "随机森林" in composition.units[0].unit.text
+
+
+def _item(n: int, text: str, source: str = "syllabus.md", locator: str = "Syllabus > Exams", doc_type: str = "md") -> ContextItem:
+    chunk = Chunk.make(text, source, locator, "course", "c1", doc_type)
+    return ContextItem(n, ScoredChunk(chunk, score=1.0), text, len(text.split()))
+
+
+EXAMS = _item(1, "Midterm exam\n\nThe midterm is on Tuesday 2026-10-20 in room LH-1.\n\nThe final exam is on 2026-12-15.",
+              locator="Syllabus > Exams")
+
+
+@pytest.mark.parametrize(
+    "question, refused, expected",
+    [
+        ("When is the final exam?", False, "2026-12-15"),
+        ("In which room is the midterm?", False, "LH-1"),
+        # the room the materials give is the midterm's: the final's is not in the materials
+        ("In which room is the final exam?", True, None),
+        ("What is the phone number of the examiner?", True, None),
+        ("How do I cook rice?", True, None),
+    ],
+)
+def test_the_composer_answers_what_is_asked_or_refuses(question, refused, expected):
+    composition = compose(question, [EXAMS], classify(question))
+    assert composition.refused is refused
+    if expected:
+        assert expected in composition.units[0].unit.text
+
+
+def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
+    prerequisites = _item(1, "Prerequisites\n\n- MAT-2040 Linear Algebra (grade C or better).\n\nLate policy\n\nLate work loses 10% a day.")
+    asked = "What is the late policy for MAT-2040?"
+    assert compose(asked, [prerequisites], classify(asked), required=["MAT2040"]).reason == "missing_code"
+    asked = "What grade do I need in MAT-2040?"
+    composition = compose(asked, [prerequisites], classify(asked), required=["MAT2040"])
+    assert not composition.refused and "grade C" in composition.units[0].unit.text
+
+
+# -- newer statements, and questions with no subject words (issue 13) -------------------
+
+from courserag.answers.extractive.recency import issued, states_change  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "text, quote, date",
+    [
+        ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "The midterm is in LH-1.", (2026, 10, 6)),
+        ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "", (2026, 11, 10)),
+        ("期中考试通知\n二、考试地点：理学楼101教室。\nDS2010 课程组\n2026年10月9日", "二、考试地点：理学楼101教室。", (2026, 10, 9)),
+        ("Posted: 2026-03-02\nThe quiz moved to Friday.", "The quiz moved to Friday.", (2026, 3, 2)),
+        # a date inside a sentence or a table row dates an event, not the text
+        ("The midterm is on Tuesday 2026-10-20 in class.", "", None),
+        ("| Week 8 | 2026-10-20 | Midterm |", "", None),
+    ],
+)
+def test_a_notice_is_dated_by_its_stamp_not_by_the_dates_it_mentions(text, quote, date):
+    assert issued(text, quote) == date
+
+
+@pytest.mark.parametrize(
+    "sentence, change",
+    [
+        ("The midterm is now held in LH-2.", True),
+        ("Room change: the quiz has moved to Lab C2.", True),
+        ("The midterm is in LH-1 (not our usual room SCI-201).", True),
+        ("期中考试地点改为理学楼 101 教室。", True),
+        ("答疑时间调整为周四下午。", True),
+        ("The midterm is held in room A-101.", False),
+        ("期中考试在理学楼 101 教室。", False),
+    ],
+)
+def test_a_sentence_that_replaces_an_earlier_one_says_so(sentence, change):
+    assert states_change(sentence) is change
+
+
+@pytest.mark.parametrize(
+    "question, syllabus, notice, first",
+    [
+        ("Which room is the midterm exam in?", "Midterm exam\n\nThe midterm exam is held in room A-101.",
+         "[2026-10-06] Midterm exam room\nThe midterm exam has moved to Lecture Hall LH-2.", "LH-2"),
+        ("期中考试在哪个教室？", "期中考试\n\n期中考试在理学楼 305 教室进行。",
+         "期中考试通知\n期中考试地点改为理学楼 101 教室。\n2026年10月9日", "理学楼 101"),
+    ],
+)
+def test_a_dated_change_is_quoted_first(question, syllabus, notice, first):
+    items = [_item(1, syllabus, locator="Syllabus > Midterm exam"), _item(2, notice, "notices.txt", "lines 1-3", "txt")]
+    composition = compose(question, items, classify(question))
+    assert not composition.refused
+    assert first in composition.units[0].unit.text and composition.units[0].n == 2
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "The midterm exam has moved to Lecture Hall LH-2.",  # a change, but of no date
+        "[2026-10-06] Exams\nThe midterm exam is held in Lecture Hall LH-2.",  # dated, but no change
+    ],
+)
+def test_without_a_dated_change_the_sources_keep_their_order(notice):
+    items = [_item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam"),
+             _item(2, notice, "notices.txt", "lines 1-3", "txt")]
+    composition = compose("Which room is the midterm exam in?", items, classify("Which room is the midterm exam in?"))
+    assert composition.newer is None
+    assert [c.n for c in composition.units] == sorted(c.n for c in composition.units)
+
+
+def test_a_newer_notice_that_overrules_the_best_unit_leads_and_is_named_with_its_date():
+    # the syllabus ranks first; the lower-ranked notice of a change still leads, and says when
+    question = "Which room is the midterm exam in?"
+    syllabus = _item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam")
+    notice = _item(4, "[2026-10-06] Midterm exam\nThe midterm exam is now held in LH-2.", "notices.txt", "lines 1-2", "txt")
+    composition = compose(question, [syllabus, notice], classify(question))
+    assert [c.n for c in composition.units] == [4, 1] and composition.newer == (2026, 10, 6)
+    # an older notice does not overrule a newer entry (the later one is the best unit)
+    later = _item(1, "[2026-10-20] Midterm exam\nThe midterm exam is held in room B-2 after all.", "notices.txt", "lines 5-6", "txt")
+    composition = compose(question, [later, notice], classify(question))
+    assert composition.units[0].n == 1 and composition.newer is None
+
+
+@pytest.mark.parametrize("question", ["这门课的老师是谁？", "谁教这门课"])
+def test_a_question_of_only_question_words_is_answered_by_meaning(question):
+    staff = _item(1, "授课教师\n这门课的授课教师是李明华 教授。", "course_directory.yaml", "course directory > instructors", "directory")
+    far = _item(2, "Hashing\n\nDouble hashing uses a second hash function.", "notes.md", "Hashing")
+    similar = lambda texts: [0.9 if "授课" in t else 0.5 for t in texts]  # noqa: E731
+    composition = compose(question, [staff, far], classify(question), similar, floor=0.5)
+    assert not composition.refused and "李明华" in composition.units[0].unit.text
+    unrelated = lambda texts: [0.52 for _ in texts]  # noqa: E731
+    assert compose(question, [staff, far], classify(question), unrelated, floor=0.5).refused
+
+
+@pytest.mark.parametrize(
+    "question, quoted",
+    [
+        ("Who teaches this course?", True),
+        ("Can this course count for a scholarship?", False),  # the directory names people, nothing else
+    ],
+)
+def test_the_directory_passage_answers_who_questions_only(question, quoted):
+    directory = _item(1, "c1 > Instructors\nThe instructors who teach this course (C1 Compilers) are Dr. Ada Byron.",
+                      source="course_directory.yaml", locator="course directory > instructors", doc_type="directory")
+    composition = compose(question, [directory], classify(question))
+    assert any("Ada Byron" in c.unit.text for c in composition.units) is quoted
+
+
+def test_a_rule_in_cases_is_quoted_with_its_other_cases():
+    policy = _item(1, "迟交政策\n\n- 迟交 24 小时以内（含）：扣除该次作业总分的 20%；\n"
+                      "- 迟交超过 24 小时但不超过 48 小时：扣除该次作业总分的 50%；\n- 迟交超过 48 小时：不予接收，该次作业记 0 分。",
+                   "课程大纲.md", "课程大纲 > 迟交政策")
+    question = "迟交的作业扣多少分？"
+    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question)).units)
+    assert "20%" in quoted and "50%" in quoted  # which case is the learner's is theirs to read
+
+
+def test_the_sentence_after_the_best_one_completes_its_rule():
+    policy = _item(1, "Missed midterm\n\nA student who misses the midterm with a documented medical emergency may have its "
+                      "weight moved to the final exam. Requests must be emailed to the coordinator within 5 days of the midterm. "
+                      "The final exam is on 2026-12-15.", "syllabus.md", "Syllabus > Missed midterm")
+    question = "What happens if I miss the midterm with a medical emergency?"
+    similar = lambda texts: [0.80 if "final exam is on" in t else 0.85 for t in texts]  # noqa: E731
+    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question), similar, floor=0.75).units)
+    assert "weight moved to the final exam" in quoted and "5 days" in quoted and "2026-12-15" not in quoted
+
+
+def test_a_yes_no_question_is_answered_by_the_rule_sentence():
+    help_ = _item(1, "作业评分问题请先联系批改该作业的助教。", "课程大纲.md", "课程大纲 > 联系方式")
+    integrity = _item(2, "学术诚信\n\n不允许：抄袭或共享代码与书面答案；由他人或生成式 AI 代写作业；考试作弊。", "课程大纲.md", "课程大纲 > 学术诚信")
+    question = "可以让 ChatGPT 替我写作业吗？"
+    similar = lambda texts: [0.88 if "代写" in t else 0.86 for t in texts]  # noqa: E731
+    composition = compose(question, [help_, integrity], classify(question), similar, floor=0.75)
+    assert not composition.refused and "代写" in composition.units[0].unit.text
+
+
+def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_words_find_nothing():
+    policy = _item(1, "迟交政策\n\n迟交 24 小时以内：扣除该次作业总分的 20%。", "课程大纲.md", "课程大纲 > 迟交政策")
+    exam = _item(2, "考试\n\n期末考试：2026 年 12 月 23 日（周三）9:00–11:00。", "课程大纲.md", "课程大纲 > 考试")
+    synonyms = {("晚交", "迟交"): 0.8, ("被扣", "扣除"): 0.85, ("期末考试", "考前"): 0.8}
+
+    def word_vectors(words):
+        import zlib
+
+        import numpy as np
+        # one axis per synonym pair (two words of a pair share it, at the pair's cosine) and
+        # one axis of its own per word
+        vectors = np.zeros((len(words), len(synonyms) + (1 << 16)))
+        for i, word in enumerate(words):
+            own = len(synonyms) + zlib.crc32(word.encode()) % (1 << 16)
+            vectors[i, own] = 1.0
+            for axis, (pair, cosine) in enumerate(synonyms.items()):
+                if word in pair:
+                    vectors[i, axis], vectors[i, own] = cosine ** 0.5, (1 - cosine) ** 0.5
+        return vectors
+
+    question = "作业晚交了，会被扣多少分？"
+    assert compose(question, [policy, exam], classify(question)).refused  # no word of its own is in the materials
+    composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
+    assert not composition.refused and "20%" in composition.units[0].unit.text
+    # a word the materials use is matched as itself: the final exam's room is not in them
+    question = "期末考试在哪个教室？"
+    assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused
+
+
+def test_a_list_item_is_about_its_sections_heading():
+    """"Date and time: …" under "Final exam" answers "When is the final exam?" before a
+    sentence that names the final exam and holds no date."""
+    missed = _item(1, "Missed exams\n\nThere is no make-up for the final exam except through the deferred examination process.",
+                   "syllabus.md", "Syllabus > Assessment > Missed exams")
+    final = _item(2, "Final exam\n\n- Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).\n- Format: closed book.",
+                  "syllabus.md", "Syllabus > Assessment > Final exam")
+    question = "When is the final exam?"
+    similar = lambda texts: [0.86 if "make-up" in t else 0.84 for t in texts]  # noqa: E731
+    composition = compose(question, [missed, final], classify(question), similar, floor=0.70)
+    assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
+
+
+def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_not_by_word_vectors():
+    """Word vectors pair 期末考试 with "midterm" about as closely as with "final"; CC-CEDICT
+    says 期末考 is "final exam", and a unit matches only with both of its words."""
+    midterm = _item(1, "Midterm exam\n\nThe midterm exam is on Tuesday 2026-10-20.", "announcements.txt", "lines 1-3")
+    final = _item(2, "Final exam\n\nThe final exam is on Tuesday 2026-12-15.", "syllabus.md", "Syllabus > Final exam")
+
+    def word_vectors(words):
+        import numpy as np
+        # 期末考试 leans to "midterm" (0.8) over "final" (0.6); every other word is its own axis
+        axes = {"期末考试": [0.8, 0.6, 0.0], "midterm": [1.0, 0.0, 0.0], "final": [0.0, 1.0, 0.0]}
+        return np.array([axes.get(w, [0.0, 0.0, 1.0]) for w in words])
+
+    question = "期末考试是哪一天？"
+    same = lambda texts: [0.80] * len(texts)  # noqa: E731 - the vectors cannot tell them apart
+    composition = compose(question, [midterm, final], classify(question), same, floor=0.70, cross_lingual=True, word_vectors=word_vectors)
+    assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
+
+
+@pytest.mark.parametrize(
+    "question, query, labels, yes_no",
+    [
+        ("Is it stable?", "Is it stable? worst case running time quicksort", (), True),  # its own form
+        ("Which room is it in?", "Which room is the midterm in?", ("where",), False),
+        ("那期末考试呢？", "期末考试可以带什么进考场？", (), False),  # asks what the turn before asked
+        ("那期末考试呢？", "期末考试是哪一天？", ("when",), False),
+    ],
+)
+def test_a_follow_up_asks_in_its_own_words_when_it_has_them(question, query, labels, yes_no):
+    from courserag.answers.wording import _ask
+
+    ask = _ask(question, query)
+    assert ask.labels == labels and ask.yes_no is yes_no
+
+
+def test_a_messaging_account_is_not_answered_by_an_email_address():
+    staff = _item(1, "助教\n\n王悦 — 邮箱: wang.yue@example.edu.cn; 答疑时间: 每周五 13:30–15:00", "课程大纲.md", "课程大纲 > 助教")
+    question = "助教王悦的微信号是多少？"
+    assert compose(question, [staff], classify(question)).refused

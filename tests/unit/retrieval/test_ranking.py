@@ -1,0 +1,249 @@
+import pytest
+
+from courserag.retrieval import ranking
+from courserag.records import Chunk, ScoredChunk
+
+
+def chunk(text: str, origin: str = "course", cid: str = "c1") -> Chunk:
+    return Chunk.make(text, f"{text[:8]}.md", "page 1", origin, cid if origin == "course" else None)
+
+
+def vec(c: Chunk, v: float) -> ScoredChunk:
+    return ScoredChunk(c, vector=v, score=v, store="local", signals=("vector",))
+
+
+def lex(c: Chunk, l: float) -> ScoredChunk:
+    return ScoredChunk(c, lexical=l, score=l, store="local", signals=("lexical",))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Take CSC3100 after MAT-2040.", {"CSC3100", "MAT2040"}),
+        ("HW3 is due; see policy X-2023-001", {"HW3", "X2023001"}),
+        ("CS 101 and cs-102", {"CS101", "CS102"}),
+        ("no ids here", set()),
+        ("abc1234567", set()),  # too many digits: not an id
+    ],
+)
+def test_extract_identifiers(text, expected):
+    assert ranking.extract_identifiers(text) == expected
+
+
+@pytest.mark.parametrize(
+    "query, chunk_ids, expected",
+    [
+        (["CSC3100"], {"CSC3100"}, 1.0),
+        (["CSC3010"], {"CSC3100"}, 0.5),  # transposition
+        (["CSC310"], {"CSC3100"}, 0.5),  # one missing character
+        (["HW3"], {"HW4"}, 0.0),  # short ids get no typo tolerance
+        (["MAT2040"], {"CSC3100"}, 0.0),
+        ([], {"CSC3100"}, 0.0),
+    ],
+)
+def test_identifier_match(query, chunk_ids, expected):
+    assert ranking.identifier_match(query, frozenset(chunk_ids)) == expected
+
+
+@pytest.mark.parametrize(
+    "tokens, text, expected",
+    [
+        (["late", "policy"], "The late policy: 10% per day.", 1.0),
+        (["art"], "start the engine", 0.0),  # whole words only for Latin tokens
+        (["迟交", "政策"], "本课程的迟交政策如下", 1.0),
+        (["迟交", "考试"], "迟交扣分", 0.5),
+        ([], "anything", 0.0),
+    ],
+)
+def test_text_overlap(tokens, text, expected):
+    assert ranking.text_overlap(tokens, text) == expected
+
+
+def test_merge_fills_both_signals_and_normalises_bm25():
+    a, b, c = chunk("alpha"), chunk("beta"), chunk("gamma", "upload")
+    merged = ranking.merge_candidates(
+        [[vec(a, 0.8), vec(b, 0.4)], [vec(c, 0.6)]],
+        [[lex(b, 10.0), lex(a, 5.0)], [lex(c, 2.0)]],
+    )
+    by_text = {m.chunk.text: m for m in merged}
+    assert by_text["alpha"].vector == 0.8 and by_text["alpha"].lexical == 0.5
+    assert by_text["beta"].lexical == 1.0
+    assert by_text["gamma"].lexical == 1.0  # normalised within its own (session) list
+    assert len(merged) == 3
+
+
+def test_merge_gives_lexical_only_hits_the_vector_floor():
+    a, b = chunk("alpha"), chunk("beta")
+    merged = {m.chunk.text: m for m in ranking.merge_candidates([[vec(a, 0.7), vec(chunk("x"), 0.3)]], [[lex(b, 3.0)]])}
+    assert merged["beta"].vector == 0.3
+
+
+def test_merge_does_not_mutate_inputs():
+    a = chunk("alpha")
+    hits = [vec(a, 0.5)]
+    ranking.merge_candidates([hits], [[lex(a, 1.0)]])
+    assert hits[0].lexical == 0.0
+
+
+@pytest.mark.parametrize(
+    "vectors, expected_order",
+    [
+        ({"late policy ten percent": 0.6, "hash tables": 0.5}, ["late policy ten percent", "hash tables"]),
+        ({"late policy ten percent": 0.1, "hash tables": 0.2}, ["late policy ten percent"]),  # weak: overlap only
+        ({"late policy ten percent": 0.2, "hash tables": 0.6}, ["hash tables"]),  # below threshold dropped
+    ],
+)
+def test_rerank_reference(vectors, expected_order):
+    candidates = [vec(chunk(t), v) for t, v in vectors.items()]
+    ranked = ranking.rerank_reference(candidates, ["late", "policy"], top_k=4)
+    assert [r.chunk.text for r in ranked] == expected_order
+
+
+def test_rerank_reference_formula():
+    c = vec(chunk("late policy"), 0.5)
+    [ranked] = ranking.rerank_reference([c], ["late", "policy"], top_k=1)
+    assert ranked.score == pytest.approx(0.7 * 0.5 + 0.3 * 1.0)
+
+
+def test_hybrid_puts_exact_identifier_first():
+    semantic = ScoredChunk(chunk("Prerequisites are listed in the course outline"), vector=0.7, lexical=1.0)
+    exact = ScoredChunk(chunk("MAT-2040 Linear Algebra is required"), vector=0.3, lexical=0.2)
+    ranked = ranking.rerank_hybrid([semantic, exact], ["mat", "2040", "prerequisites"], {"MAT2040"}, False, 2)
+    assert ranked[0].chunk.text.startswith("MAT-2040")
+
+
+def test_hybrid_chinese_weighs_the_question_words_and_the_similarity_margin():
+    noisy = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.60, lexical=0.1)
+    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.62, lexical=1.0)
+    ranked = ranking.rerank_hybrid([noisy, right], ["迟交", "政策"], set(), True, 2, floor=0.5)
+    # the noisy one has no question word and a small margin over the floor: left out
+    assert [r.chunk.text for r in ranked] == ["迟交政策：每天扣百分之十"]
+
+
+def test_chinese_rests_on_bm25_when_the_embedder_cannot_read_chinese():
+    """all-MiniLM-L6-v2 reads most CJK characters as [UNK]: its similarities say nothing."""
+    loud = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.95, lexical=0.1)
+    right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.20, lexical=1.0)
+    blind = ranking.rerank_hybrid([loud, right], ["迟交", "政策"], set(), True, 2, floor=0.5, vectors_read_chinese=False)
+    # BM25 orders, word evidence decides: the loud chunk holds no question word and is left out
+    assert [(r.chunk.text, round(r.score, 6)) for r in blind] == [("迟交政策：每天扣百分之十", 1.0)]
+    english = ScoredChunk(chunk("late policy"), vector=0.9, lexical=1.0)
+    assert ranking.rerank_hybrid([english], ["late", "policy"], set(), False, 1, vectors_read_chinese=False)
+
+
+@pytest.mark.parametrize(
+    "similarity, floor, cross, expected",
+    [
+        (0.75, 0.50, False, 1.0),  # a margin of a full span (0.25) or more is full evidence
+        (0.60, 0.50, False, 0.4),
+        (0.50, 0.55, False, 0.0),  # below the floor: no evidence
+        (0.535, 0.50, True, 1.0),  # across languages margins are about a seventh as wide
+    ],
+)
+def test_vector_evidence_is_the_margin_over_the_questions_floor(similarity, floor, cross, expected):
+    assert ranking.vector_evidence(similarity, floor, cross) == pytest.approx(expected)
+
+
+def test_a_question_across_languages_counts_its_margin_on_the_cross_lingual_scale():
+    english = [ScoredChunk(chunk(f"Late submissions lose ten percent per day, rule {i}"), vector=0.56 - i / 100) for i in range(5)]
+    # A Chinese question over an English course: no shared words, the margin decides.
+    assert ranking.rerank_hybrid(english, ["迟交", "扣分"], (), True, 4, floor=0.52)
+    # The same margins for a Chinese candidate in a Chinese course are not enough.
+    chinese = [ScoredChunk(chunk(f"聚类方法第{i}种"), vector=0.56 - i / 100) for i in range(5)]
+    assert ranking.rerank_hybrid(chinese, ["迟交", "扣分"], (), True, 4, floor=0.52) == []
+
+
+def test_unrelated_question_yields_nothing():
+    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0)
+    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+
+
+@pytest.mark.parametrize("chinese, expected", [(False, ranking.ENGLISH_WEIGHTS), (True, ranking.CHINESE_WEIGHTS)])
+def test_choose_weights_follows_language(chinese, expected):
+    assert ranking.choose_weights(chinese) == expected
+
+
+@pytest.mark.parametrize(
+    "vector, text, tokens, chinese, expected",
+    [
+        (0.2, "hash tables store keys", ["hash", "tables"], False, 0.5 * 0.2 / 0.25 + 0.5 * 1.0),
+        (0.05, "nothing relevant", ["hash", "tables"], False, 0.5 * 0.05 / 0.25),
+        # long questions: the word share counts at most 6 words
+        (0.0, "a b c", ["a", "b", "c", "d", "e", "f", "g", "h"], False, 0.5 * 3 / 6),
+        # Chinese: the rare name outweighs the common word
+        (0.9, "硕塞是皇太极的第五子", ["硕塞", "儿子"], True, None),
+    ],
+)
+def test_relevance(vector, text, tokens, chinese, expected):
+    got = ranking.relevance(ScoredChunk(chunk(text), vector=vector), tokens, chinese)
+    if expected is None:
+        assert got > 0.5
+    else:
+        assert got == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "relevance, identifier, threshold, expected",
+    [(0.4, 0.0, 0.33, True), (0.2, 0.0, 0.33, False), (0.0, 1.0, 0.33, True), (0.0, 0.5, 0.33, True)],
+)
+def test_is_relevant(relevance, identifier, threshold, expected):
+    assert ranking.is_relevant(relevance, identifier, threshold) is expected
+
+
+def test_identifiers_ignore_function_words_before_numbers():
+    assert ranking.extract_identifiers("When did the 1973 oil crisis begin in 1973?") == frozenset()
+    assert ranking.extract_identifiers("Take CSC3100 after MAT-2040 and CS 101") == {"CSC3100", "MAT2040", "CS101"}
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [([1.0, 1.0], [0.0, 0.0]), ([0.0, 2.0], [-1.0, 1.0]), ([], []), ([3.0], [0.0])],
+)
+def test_zscores(values, expected):
+    assert ranking.zscores(values) == pytest.approx(expected)
+
+
+def test_refusal_is_per_question_but_weak_candidates_are_dropped():
+    strong = ScoredChunk(chunk("late policy: ten percent per day"), vector=0.6, lexical=1.0)
+    weak = ScoredChunk(chunk("hash tables"), vector=0.05, lexical=0.0)
+    ranked = ranking.rerank_hybrid([strong, weak], ["late", "policy"], (), False, 4)
+    assert [r.chunk.text for r in ranked] == [strong.chunk.text]
+    assert ranking.rerank_hybrid([weak], ["late", "policy"], (), False, 4) == []
+
+
+def test_gates_are_settings():
+    middling = ScoredChunk(chunk("late fees"), vector=0.03, lexical=1.0)  # relevance 0.31
+    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.33) == []
+    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.3)
+
+
+@pytest.mark.parametrize(
+    "sentences, weight, expected_first",
+    [
+        ((None, None), 0.5, "chunk-level"),  # no sentence vectors: chunk similarity orders
+        ((0.40, 0.90), 0.5, "one-sentence"),  # its best sentence matches the question
+        ((0.40, 0.90), 0.0, "chunk-level"),  # weight 0: chunk vectors alone
+        ((0.70, None), 0.5, "chunk-level"),  # only one has sentences, and a weaker one
+    ],
+)
+def test_the_best_sentence_orders_candidates(sentences, weight, expected_first):
+    texts = ["chunk-level match about graphs", "one-sentence match about graphs"]
+    candidates = [
+        ScoredChunk(chunk(t), vector=v, lexical=0.5, sentence=s) for t, v, s in zip(texts, (0.60, 0.55), sentences)
+    ]
+    ranked = ranking.rerank_hybrid(candidates, ["graphs"], (), False, 4, sentence_weight=weight)
+    assert ranked[0].chunk.text.startswith(expected_first)
+
+
+def test_the_relevance_gate_reads_the_chunk_similarity_not_the_best_sentence():
+    """The gates and MARGIN_SPAN were measured on chunk similarities: a strong sentence in an
+    off-topic chunk must not turn a refusal into an answer."""
+    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0, sentence=0.95)
+    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+
+
+def test_ranker_for_passes_the_sentence_weight():
+    from courserag.config.settings import RetrievalSettings
+
+    assert ranking.ranker_for(RetrievalSettings(sentence_weight=0.25)).sentence_weight == 0.25
+    assert ranking.ranker_for(RetrievalSettings()).sentence_weight == ranking.SENTENCE_WEIGHT

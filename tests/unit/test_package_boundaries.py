@@ -1,0 +1,90 @@
+"""The layers of the product, enforced: the package never imports the tools around it, its
+packages import each other without a circle, the language layer stands alone, answering
+reads retrieval only through its hand-off types, and only the entry layers import the
+engine and the UI."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PRODUCT = next(folder / "courserag" for folder in Path(__file__).resolve().parents if (folder / "courserag").is_dir())
+TOOLS = ("bench", "docgen", "tests", "scripts")
+MODULES = sorted(PRODUCT.rglob("*.py"))
+# Packages (or top-level modules) that import nothing of ours but the ones listed.
+STANDALONE = {"lang": set(), "i18n": set(), "errors": {"i18n"}, "records": set(), "config": {"errors"}}
+# What answering may read of retrieval: the packed sources it is handed and the chat turns.
+ANSWERS_FROM_RETRIEVAL = {"courserag.retrieval.packing", "courserag.retrieval.followup"}
+# Only these import the engine or the UI (the layers above everything else).
+ENTRY_LAYERS = {"engine": {"engine", "ui", "cli"}, "ui": {"ui"}, "cli": {"cli"}}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PRODUCT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unit(module: str) -> str:
+    """The first component under courserag: a package, or a top-level module."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def own_imports(path: Path) -> set[str]:
+    return {name for name in imported_modules(path) if name.startswith("courserag.")}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PRODUCT)))
+def test_product_modules_import_no_tool(path):
+    tools = {name for name in imported_modules(path) if name.split(".")[0] in TOOLS}
+    assert not tools, f"{path.name} imports {sorted(tools)}"
+
+
+def test_packages_import_each_other_without_a_circle():
+    edges: dict[str, set[str]] = defaultdict(set)
+    for path in MODULES:
+        source = unit(module_name(path))
+        edges[source].update(unit(name) for name in own_imports(path) if unit(name) != source)
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    circles = sorted((a, b) for a in edges for b in edges[a] if reaches(b, a))
+    assert not circles, f"package import circles: {circles}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PRODUCT)))
+def test_each_layer_imports_only_what_it_may(path):
+    module = module_name(path)
+    source = unit(module)
+    imports = {name for name in own_imports(path) if unit(name) != source}
+    if source in STANDALONE:
+        assert {unit(name) for name in imports} <= STANDALONE[source], f"{module} imports {sorted(imports)}"
+    if source == "answers":
+        internals = {name for name in imports if unit(name) == "retrieval"} - ANSWERS_FROM_RETRIEVAL
+        assert not internals, f"{module} reaches into retrieval: {sorted(internals)}"
+    for name in imports:
+        allowed = ENTRY_LAYERS.get(unit(name))
+        assert allowed is None or source in allowed, f"{module} imports {name} from a layer above it"
