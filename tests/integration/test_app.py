@@ -388,6 +388,6 @@ def test_a_busy_port_is_one_clean_line_naming_port(variable):
     assert f"port {port}" in lines[0] and "PORT" in lines[0]
 
 
-def test_the_readme_documents_the_port():
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_configuration_table_documents_the_port():
+    readme = (PROJECT_ROOT / "docs" / "CONFIGURATION.md").read_text(encoding="utf-8")
     assert "`PORT`" in readme and "GRADIO_SERVER_PORT" in readme
