@@ -1,8 +1,8 @@
 """The Weaviate course store: one collection for every course, every read filtered by course_id.
 
 Used when WEAVIATE_URL is set. The collection and the object layout are in schema.py, the
-connection (lazy, under deadlines, failures as StoreUnavailableError) in client.py; this
-module is the CourseStore itself: reads, searches and writes.
+connection (lazy, under deadlines, failures as StoreUnavailableError) in client.py, the
+queries in queries.py; this module is the CourseStore itself: reads, searches and writes.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from courserag.errors import StoreUnavailableError
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors, index_space
 from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
+from courserag.stores.weaviate import queries
 from courserag.stores.weaviate.batch import WriteContext, insert_in_groups, send_batch
 from courserag.stores.weaviate.client import WeaviateConnection, mask
 from courserag.stores.weaviate.config import WeaviateConfig
 from courserag.stores.weaviate.endpoint import parse_endpoint
 from courserag.stores.weaviate.schema import (
-    RETURN_PROPERTIES,
     WeaviateObject,
-    chunk_from,
     course_filter,
     ensure_collection,
     file_filter,
@@ -46,8 +45,6 @@ PAGE = 1000
 MAX_FILES = 10000
 # Ids per delete-by-id request.
 DELETE_IDS = 500
-# Most sentences one `best_sentences` query returns (Weaviate's QUERY_MAXIMUM_RESULTS).
-MAX_SENTENCES = 10000
 
 
 class WeaviateCourseStore:
@@ -152,55 +149,13 @@ class WeaviateCourseStore:
         if k <= 0:
             return []
         query = self._query_vector(vector)
-
-        def op(client: Any) -> list[ScoredChunk]:
-            from weaviate.classes.query import MetadataQuery
-
-            result = self._collection(client).query.near_vector(
-                near_vector=query,
-                limit=k,
-                filters=course_filter(course_id),
-                return_metadata=MetadataQuery(distance=True),
-                return_properties=RETURN_PROPERTIES,
-            )
-            out = []
-            for obj in result.objects:
-                similarity = 1.0 - float(obj.metadata.distance)  # cosine distance = 1 - cos
-                out.append(
-                    ScoredChunk(chunk_from(obj.properties), vector=similarity, score=similarity,
-                                store=self.name, signals=("vector",))
-                )
-            return out
-
-        return self._query("vector search", op)
+        return self._query("vector search", lambda client: queries.near_vector(self._collection(client), course_id, query, k, self.name))
 
     def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         query = self._query_text(tokens)
         if k <= 0 or not query:
             return []
-
-        def op(client: Any) -> list[ScoredChunk]:
-            from weaviate.classes.query import MetadataQuery
-
-            result = self._collection(client).query.bm25(
-                query=query,
-                query_properties=["lexical"],
-                limit=k,
-                filters=course_filter(course_id),
-                return_metadata=MetadataQuery(score=True),
-                return_properties=RETURN_PROPERTIES,
-            )
-            out = []
-            for obj in result.objects:
-                score = float(obj.metadata.score or 0.0)
-                if score > 0:
-                    out.append(
-                        ScoredChunk(chunk_from(obj.properties), lexical=score, score=score,
-                                    store=self.name, signals=("lexical",))
-                    )
-            return out
-
-        return self._query("lexical search", op)
+        return self._query("lexical search", lambda client: queries.bm25(self._collection(client), course_id, query, k, self.name))
 
     def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
         """Separate vector and BM25 queries (fused by our ranker), or, with
@@ -230,36 +185,9 @@ class WeaviateCourseStore:
             raise ValueError(f"alpha must be in [0, 1], but got {alpha}")
         query_vector = self._query_vector(vector)
         query = self._query_text(text_tokens)
-        unit = np.asarray(query_vector, dtype=np.float32)
-        unit = unit / (np.linalg.norm(unit) or 1.0)
 
         def op(client: Any) -> list[ScoredChunk]:
-            from weaviate.classes.query import HybridFusion, MetadataQuery
-
-            result = self._collection(client).query.hybrid(
-                query=query or None,
-                vector=query_vector,
-                alpha=alpha if query else 1.0,
-                query_properties=["lexical"],
-                fusion_type=HybridFusion.RELATIVE_SCORE,
-                limit=k,
-                filters=course_filter(course_id),
-                return_metadata=MetadataQuery(score=True),
-                return_properties=RETURN_PROPERTIES,
-                include_vector=True,
-            )
-            out = []
-            for obj in result.objects:
-                stored = obj.vector.get("default") if isinstance(obj.vector, dict) else None
-                similarity = 0.0
-                if stored is not None:
-                    v = np.asarray(stored, dtype=np.float32)
-                    similarity = float(v @ unit / (np.linalg.norm(v) or 1.0))
-                out.append(
-                    ScoredChunk(chunk_from(obj.properties), vector=similarity, score=float(obj.metadata.score or 0.0),
-                                store=self.name, signals=("hybrid",))
-                )
-            return out
+            return queries.hybrid(self._collection(client), course_id, query, query_vector, alpha, k, self.name)
 
         return self._query("hybrid search", op)
 
@@ -322,21 +250,7 @@ class WeaviateCourseStore:
         query = self._query_vector(vector)
 
         def op(client: Any) -> dict[str, float]:
-            from weaviate.classes.query import Filter, MetadataQuery
-
-            result = self._collection(client, sentences=True).query.near_vector(
-                near_vector=query,
-                limit=MAX_SENTENCES,
-                filters=course_filter(course_id) & Filter.by_property("chunk_id").contains_any(ids),
-                return_metadata=MetadataQuery(distance=True),
-                return_properties=["chunk_id"],
-            )
-            best: dict[str, float] = {}
-            for obj in result.objects:
-                chunk_id = str(obj.properties.get("chunk_id") or "")
-                similarity = 1.0 - float(obj.metadata.distance)  # cosine distance = 1 - cos
-                best[chunk_id] = max(similarity, best.get(chunk_id, -1.0))
-            return best
+            return queries.best_sentences(self._collection(client, sentences=True), course_id, ids, query)
 
         return self._query("sentence scores", op)
 
