@@ -54,7 +54,9 @@ from courserag.settings import Settings
 s = Settings()
 embedder = get_embedder(s.embedding_model, s.embedding_backend, {cache!r}, s.cpu_threads)
 query = embedder.embed_query("作业迟交怎么扣分？")
-passages = embedder.embed_batch(["Late homework loses 10% per day.", "迟交的作业每天扣百分之十。", "光合作用把光能转化为化学能。"])
+passages = embedder.embed_batch(
+    ["Late homework loses 10% per day.", "迟交的作业每天扣百分之十。", "光合作用把光能转化为化学能。"]
+)
 print(json.dumps({{
     "loaded": sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED),
     "model": s.embedding_model,
@@ -77,7 +79,8 @@ def without_torch(tmp_path_factory) -> dict:
 @pytest.fixture(scope="module")
 def torch_export(tmp_path_factory) -> Path:
     """The conversion as it was: BertModel exported by torch.onnx, then the same int8 recipe."""
-    pytest.importorskip("transformers", reason=f"the reference export needs {OPTIONAL_REQUIREMENTS}")
+    for module in ("torch", "transformers"):
+        pytest.importorskip(module, reason=f"the reference export needs {OPTIONAL_REQUIREMENTS}")
     from tests.e5_torch_reference import export_fp32_torch
 
     folder = tmp_path_factory.mktemp("torch-export")
@@ -148,15 +151,22 @@ def sentence_inputs() -> tuple[np.ndarray, np.ndarray, list[int]]:
     return embeds, mask, [len(r) for r in rows]
 
 
-@pytest.mark.parametrize(("precision", "min_cosine", "max_difference"), [("fp32", 0.9999, 1e-4), ("int8", 0.9999, 1e-3)])
-def test_vectors_match_the_torch_export(without_torch, torch_export, sentence_inputs, precision, min_cosine, max_difference):
+@pytest.mark.parametrize(
+    ("precision", "min_cosine", "max_difference"), [("fp32", 0.9999, 1e-4), ("int8", 0.9999, 1e-3)]
+)
+def test_vectors_match_the_torch_export(
+    without_torch, torch_export, sentence_inputs, precision, min_cosine, max_difference
+):
     """Measured: identical on this machine in both precisions (the same ops, fused the same
     way); the bounds leave room for another CPU's kernels."""
     embeds, mask, lengths = sentence_inputs
     ours = model_dir(without_torch["cache"], locate_model()) / f"model-{precision}.onnx"
     reference = torch_export / f"model-{precision}.onnx"
     batched = run(ours, embeds, mask), run(reference, embeds, mask)
-    alone = [np.concatenate([run(m, embeds[i : i + 1, :n], mask[i : i + 1, :n]) for i, n in enumerate(lengths)]) for m in (ours, reference)]
+    alone = [
+        np.concatenate([run(m, embeds[i : i + 1, :n], mask[i : i + 1, :n]) for i, n in enumerate(lengths)])
+        for m in (ours, reference)
+    ]
     for new, old in (batched, alone):
         assert cosines(new, old).min() >= min_cosine
         assert np.abs(new - old).max() <= max_difference

@@ -63,7 +63,8 @@ def encoder_model(e5: E5File) -> onnx.ModelProto:
     mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
     # [B,1,1,T]: 0 where a token is kept, the float32 minimum where it is padding.
     g.const("axes.1.2", np.array([1, 2], np.int64))
-    score_bias = g.op("Mul", g.op("Sub", "float.1", g.op("Unsqueeze", mask, "axes.1.2")), g.const("masked", np.array(_MASKED, np.float32)))
+    padding = g.op("Sub", "float.1", g.op("Unsqueeze", mask, "axes.1.2"))
+    score_bias = g.op("Mul", padding, g.const("masked", np.array(_MASKED, np.float32)))
     hidden = _embeddings(g, e5)
     g.const("heads.shape", np.array([0, 0, c.heads, c.hidden // c.heads], np.int64))
     g.const("hidden.size", np.array([c.hidden], np.int64))

@@ -27,7 +27,9 @@ _BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 _SAME_LENGTH = {"Normalize", "Dropout", "LayerNorm"}
 # What a sentence-transformers model needs (import name, package), all in
 # requirements-minilm.txt: the default install (requirements.txt) leaves them out.
-OPTIONAL_PACKAGES = (("torch", "torch"), ("transformers", "transformers"), ("sentence_transformers", "sentence-transformers"))
+OPTIONAL_PACKAGES = (
+    ("torch", "torch"), ("transformers", "transformers"), ("sentence_transformers", "sentence-transformers"),
+)
 OPTIONAL_REQUIREMENTS = "requirements-minilm.txt"
 
 
