@@ -16,8 +16,10 @@ $(VENV)/.runtime: requirements.txt constraints.txt
 	$(PIP) install --disable-pip-version-check -q -r requirements.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
-	$(PIP) install --disable-pip-version-check -q -r requirements-dev.txt -c constraints.txt
+# The tests and benchmarks also compare against MiniLM, so the dev setup adds the optional
+# sentence-transformers stack (torch); `make run` installs requirements.txt alone.
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-minilm.txt
+	$(PIP) install --disable-pip-version-check -q -r requirements-dev.txt -r requirements-minilm.txt -c constraints.txt
 	touch $@
 
 setup: $(VENV)/.runtime

@@ -12,7 +12,9 @@ from pathlib import Path
 from courserag.embedders.base import Embedder, l2_normalize
 from courserag.embedders.caching import CachingEmbedder
 from courserag.embedders.ensemble import EnsembleEmbedder
-from courserag.embedders.sentence_transformers import SentenceTransformerEmbedder, dim_from_config, resolve_model_path
+from courserag.embedders.sentence_transformers import (
+    SentenceTransformerEmbedder, dim_from_config, require_optional_packages, resolve_model_path,
+)
 from courserag.embedders.threads import set_cpu_threads
 
 EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
@@ -46,6 +48,7 @@ def _model(name: str, backend: str, cache_dir: str | None, threads: int) -> Embe
         from courserag.embedders.use import UseEmbedder
 
         return UseEmbedder(threads or 1)
+    require_optional_packages(name)  # MiniLM and the rest: requirements-minilm.txt
     if backend == "torch":
         return SentenceTransformerEmbedder(name)
     from courserag.embedders.onnx import OnnxEmbedder

@@ -8,6 +8,7 @@ model folder's configuration, so sizing the stores at start-up does not load the
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import threading
@@ -17,12 +18,40 @@ from pathlib import Path
 import numpy as np
 
 from courserag.embedders.base import Embedder
+from courserag.errors import ConfigError
 
 # Names under which the bundled MiniLM is known; anything else is passed to
 # sentence-transformers as a hub id or a local path.
 _BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 # sentence-transformers modules that pass the vector length through unchanged.
 _SAME_LENGTH = {"Normalize", "Dropout", "LayerNorm"}
+# What a sentence-transformers model needs (import name, package), all in
+# requirements-minilm.txt: the default install (requirements.txt) leaves them out.
+OPTIONAL_PACKAGES = (
+    ("torch", "torch"), ("transformers", "transformers"), ("sentence_transformers", "sentence-transformers"),
+)
+OPTIONAL_REQUIREMENTS = "requirements-minilm.txt"
+
+
+def require_optional_packages(model_name: str) -> None:
+    """A ConfigError naming the file to install when a sentence-transformers model (MiniLM or
+    any other) is chosen without torch, transformers and sentence-transformers. Looked up
+    without importing them (torch alone takes seconds to import)."""
+    missing = [package for module, package in OPTIONAL_PACKAGES if _find_spec(module) is None]
+    if missing:
+        raise ConfigError(
+            f"EMBEDDING_MODEL={model_name} runs on sentence-transformers, which is not installed "
+            f"(missing: {', '.join(missing)}); install it with "
+            f"`pip install -r {OPTIONAL_REQUIREMENTS} -c constraints.txt`, or use the default "
+            "multilingual-e5-small+use-multilingual-v3"
+        )
+
+
+def _find_spec(module: str):
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # a broken install, or a module with no spec
+        return None
 
 
 def _quiet_transformers() -> None:

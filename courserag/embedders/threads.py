@@ -28,9 +28,12 @@ def set_cpu_threads(threads: int, torch_too: bool = True) -> None:
     leaves torch unimported unless something else imported it (the onnxruntime models do
     not need it, and importing it costs seconds and memory)."""
     if torch_too or "torch" in sys.modules:
-        import torch
-
-        torch.set_num_threads(threads)
+        try:
+            import torch
+        except ImportError:  # the default install has no torch (requirements-minilm.txt adds it)
+            pass
+        else:
+            torch.set_num_threads(threads)
     try:
         import faiss
 
