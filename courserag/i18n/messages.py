@@ -97,7 +97,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "unit_line": {"en": "line|lines", "zh": "行|行"},
     "unit_paragraph": {"en": "paragraph|paragraphs", "zh": "段|段"},
     "unit_section": {"en": "section|sections", "zh": "节|节"},
-    # -- parsers (courserag/parsers) ----------------------------------------------------
+    # -- parsers (courserag/ingest/parsers) ----------------------------------------------------
     # Refusals before parsing (guard.py).
     "supported_types": {
         "en": "upload a PDF, Word (.docx), PowerPoint (.pptx), Markdown, text (.txt), Python (.py) "

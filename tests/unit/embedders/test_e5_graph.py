@@ -45,11 +45,11 @@ class Refuse(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Refuse())
-import app, courserag.cli, courserag.engine  # noqa: F401  (everything the product imports)
+import app, courserag.cli, courserag.engine.facade  # noqa: F401  (everything the product imports)
 from courserag.embedders import get_embedder
 from courserag.embedders.e5_convert import converted_model
 from courserag.embedders.e5_format import locate_model
-from courserag.settings import Settings
+from courserag.config.settings import Settings
 
 s = Settings()
 embedder = get_embedder(s.embedding_model, s.embedding_backend, {cache!r}, s.cpu_threads)
