@@ -23,7 +23,7 @@ from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages
 from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
-from courserag.courses import Course, CourseDirectory, load_course_directory
+from courserag.courses import Course, CourseDirectory, load_course_directory, load_or_last_good, remember_good
 from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_material
 from courserag.embedders import Embedder, get_embedder
 from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, LLMUnavailableError, QuestionError, StoreUnavailableError
@@ -98,7 +98,7 @@ class RagEngine:
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
         """Wire the default parts from settings; nothing connects or loads a model here."""
-        directory = load_course_directory(settings.course_directory)
+        directory = load_or_last_good(settings.course_directory, settings.data_dir)  # a broken file: the last good copy
         embedder = get_embedder(*settings.embedder_args())
         store = build_store(settings, embedder.dim)
         answerer = None
@@ -128,6 +128,7 @@ class RagEngine:
         """Read the course directory again (after an instructor edited a course's name,
         description or examples); ConfigError leaves the current one in place."""
         self.directory = load_course_directory(self.settings.course_directory)
+        remember_good(self.settings.course_directory, self.settings.data_dir)
 
     def index_status(self, course_id: str) -> IndexStatus:
         """Whether the course can be searched, and how much it holds; never raises for the store."""
@@ -180,14 +181,16 @@ class RagEngine:
     # -- uploads ------------------------------------------------------------------------
 
     def add_upload(
-        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None
+        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None,
+        client: str | None = None,
     ) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool.
 
         Uploads take turns (`UploadGate`: a few at a time, one per session, sessions in turn);
         every attempt, refused or not, is charged to the session's reading budget. Until it is
         searchable the file is listed by `pending_uploads`, and `progress` (when given) hears
-        each step: reading, then indexing with units (pages…) done of total.
+        each step: reading, then indexing with units (pages…) done of total. `client` is who
+        asked (the UI's client address): turns are fair between clients, not only sessions.
         """
         name = safe_display_name(display_name or Path(path).name)
 
@@ -198,18 +201,18 @@ class RagEngine:
 
         report(PendingUpload(name))
         try:
-            return self._add_upload(session_id, path, name, report)
+            return self._add_upload(session_id, path, name, report, client)
         finally:
             self._pending.finish(session_id, name)
 
-    def _add_upload(self, session_id: str, path: Path, name: str, report: UploadProgress) -> UploadResult:
+    def _add_upload(self, session_id: str, path: Path, name: str, report: UploadProgress, client: str | None = None) -> UploadResult:
         limits = self.settings.limits
         try:
             size = file_size(path, name, limits)
             pool = self.sessions.get(session_id)
             pool.check_room(size, name)
             pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
-            with self.upload_gate.turn(session_id):
+            with self.upload_gate.turn(session_id, client):
                 return self._ingest_upload(pool, Path(path), name, size, report)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)

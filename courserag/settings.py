@@ -17,6 +17,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
 HF_ROUTER_URL = "https://router.huggingface.co/v1"  # Hugging Face inference providers, OpenAI-compatible
 HF_DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"  # English and Chinese; any router model can be set with LLM_MODEL
+SPACE_PROXIES = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"  # where a Space's proxy connects from
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,11 @@ class ServerLimits:
     upload_tmp_ttl_s: int = 600  # uploaded files older than this are deleted
     uploads_per_client: int = 60  # upload requests per client per 10 minutes
     max_history_chars: int = 200_000  # chat history a client sends back with a question
+    feedback_per_client: int = 60  # thumbs and comments per client per 10 minutes
+    # Peers whose client header is believed (addresses or CIDR ranges, courserag/ui/clients.py);
+    # empty: every client is its socket peer, whatever headers it sends.
+    trusted_proxies: tuple[str, ...] = ()
+    client_header: str = "x-forwarded-for"  # the header a trusted proxy appends the client to
 
 
 @dataclass(frozen=True)
@@ -207,6 +213,12 @@ class Settings:
             upload_tmp_mb=get("UPLOAD_TMP_MB", base.server.upload_tmp_mb, float),
             upload_tmp_ttl_s=get("UPLOAD_TMP_TTL_S", base.server.upload_tmp_ttl_s, int),
             uploads_per_client=get("UPLOADS_PER_CLIENT", base.server.uploads_per_client, int),
+            feedback_per_client=get("FEEDBACK_PER_CLIENT", base.server.feedback_per_client, int),
+            # On a Space the app is reached only through Hugging Face's proxy, from its private
+            # network; elsewhere no header is believed unless TRUSTED_PROXIES names the proxy.
+            trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES", SPACE_PROXIES if on_space else "").split(",")
+                                  if p.strip()),
+            client_header=get("CLIENT_IP_HEADER", base.server.client_header).strip().lower(),
         )
         settings = Settings(
             course_directory=Path(get("COURSE_DIRECTORY", base.course_directory)),
