@@ -39,7 +39,10 @@ class Limits:
     max_office_styles: int = 5_000
     max_xml_elements: int = 3_000_000  # elements of one Office XML part (lxml holds each in memory)
     max_pptx_shapes: int = 100_000
-    max_pdf_content_mb: float = 64.0  # decoded drawing instructions of all pages, a shared stream once per page
+    # Decoded drawing instructions of all pages, a shared stream once per page. pypdf reads
+    # 0.13-0.26 MB/s of them on the 2-core machine (the course PDFs, the bomb's operators), so
+    # 64 MB could never finish within PARSE_TIMEOUT_S: 8 MB can (issue 20, finding 7).
+    max_pdf_content_mb: float = 8.0
     max_notebook_cells: int = 20_000
     max_notebook_values: int = 2_000_000  # JSON values of a notebook (json builds an object for each)
     # What one session and one upload call may spend (failed and refused files count too).
