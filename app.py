@@ -16,7 +16,8 @@ from courserag.config.logs import configure_logging, quiet_environment  # noqa: 
 
 quiet_environment()
 
-from courserag.ui import build_demo, launch_options  # noqa: E402
+from courserag.ui import build_demo  # noqa: E402
+from courserag.ui.launch import launch  # noqa: E402
 
 
 def port_in_use(host: str, port: int) -> bool:
@@ -47,9 +48,7 @@ def main() -> int:
     prepare(engine, settings)
     demo = build_demo(engine, settings)
     try:
-        demo.queue().launch(
-            server_name=settings.host, server_port=settings.port, show_error=False, **launch_options(settings, demo)
-        )
+        launch(demo, settings)
     except OSError as exc:  # taken between the check and the start: still one line
         print(in_use if "port" in str(exc).lower() else f"error: {exc}", file=sys.stderr)
         return 1

@@ -70,7 +70,10 @@ def _first_set(env: Mapping[str, str], names: tuple[str, ...]) -> tuple[str, str
 
 
 def cast(raw: str, kind: Any, name: str) -> Any:
-    """`raw` as a value of `kind` (int, float, str, bool, Path, or one of them | None)."""
+    """`raw` as a value of `kind` (int, float, str, bool, Path, one of them | None, or a
+    tuple of strings written as a comma-separated list)."""
+    if get_origin(kind) is tuple:
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
     if get_origin(kind) in (Union, types.UnionType):
         kind = next(arg for arg in get_args(kind) if arg is not type(None))
     if kind is bool:

@@ -18,6 +18,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
 HF_ROUTER_URL = "https://router.huggingface.co/v1"  # Hugging Face inference providers, OpenAI-compatible
 HF_DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"  # English and Chinese; any router model can be set with LLM_MODEL
+SPACE_PROXIES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")  # where a Space's proxy connects from
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,10 @@ class Limits:
     # Elements of one Office XML part (lxml holds each in memory).
     max_xml_elements: int = setting("MAX_XML_ELEMENTS", 3_000_000)
     max_pptx_shapes: int = setting("MAX_PPTX_SHAPES", 100_000)
-    # Decoded drawing instructions of all pages, a shared stream counted once per page.
-    max_pdf_content_mb: float = setting("MAX_PDF_CONTENT_MB", 64.0)
+    # Decoded drawing instructions of all pages, a shared stream once per page. pypdf reads
+    # 0.13-0.26 MB/s of them on the 2-core machine (the course PDFs, the bomb's operators), so
+    # 64 MB could never finish within PARSE_TIMEOUT_S: 8 MB can (issue 20, finding 7).
+    max_pdf_content_mb: float = setting("MAX_PDF_CONTENT_MB", 8.0)
     max_notebook_cells: int = setting("MAX_NOTEBOOK_CELLS", 20_000)
     # JSON values of a notebook (json builds an object for each).
     max_notebook_values: int = setting("MAX_NOTEBOOK_VALUES", 2_000_000)
@@ -79,6 +82,13 @@ class ServerLimits:
     uploads_per_client: int = setting("UPLOADS_PER_CLIENT", 60)  # upload requests per 10 minutes
     # Chat history a client sends back with a question.
     max_history_chars: int = setting("MAX_HISTORY_CHARS", 200_000)
+    feedback_per_client: int = setting("FEEDBACK_PER_CLIENT", 60)  # thumbs and comments per 10 minutes
+    # Peers whose client header is believed (addresses or CIDR ranges, courserag/ui/clients.py);
+    # empty: every client is its socket peer, whatever headers it sends. On a Space the app is
+    # reached only through Hugging Face's proxy, from its private network.
+    trusted_proxies: tuple[str, ...] = setting("TRUSTED_PROXIES", (), on_space=SPACE_PROXIES)
+    # The header a trusted proxy appends the client to (lower case).
+    client_header: str = setting("CLIENT_IP_HEADER", "x-forwarded-for")
 
 
 @dataclass(frozen=True)
@@ -185,7 +195,11 @@ class Settings:
                 llm_base_url=env.get("HF_ROUTER_URL") or HF_ROUTER_URL,
                 llm_model=env.get("LLM_MODEL") or HF_DEFAULT_MODEL,
             )
-        settings = replace(settings, instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN") or env.get("INSTRUCTOR_TOKENS")))
+        settings = replace(
+            settings,
+            instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN") or env.get("INSTRUCTOR_TOKENS")),
+            server=replace(settings.server, client_header=settings.server.client_header.strip().lower()),
+        )
         settings.validate()
         return settings
 

@@ -12,6 +12,7 @@ not keep them).
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Sequence
 
 import yaml
 
+from courserag.courses.text import text_problem
 from courserag.courses.directory import load_course_directory
 from courserag.errors import ConfigError, CourseRagError
 
@@ -27,6 +29,7 @@ MAX_NAME_CHARS = 120
 MAX_DESCRIPTION_CHARS = 1000
 MAX_EXAMPLES = 4  # the Study tab shows this many example chips
 MAX_EXAMPLE_CHARS = 200
+MAX_RAW_CHARS = 20_000  # form input before spaces are collapsed (the limits above apply after)
 
 _LOCK = threading.Lock()  # one edit at a time in this process
 
@@ -41,7 +44,13 @@ class CourseEdit:
 
 
 def validated(name: str, description: str, examples: str | Sequence[str]) -> CourseEdit:
-    """A CourseEdit from form input (examples one per line), or CourseRagError saying why not."""
+    """A CourseEdit from form input (examples one per line), or CourseRagError saying why not
+    (also for text a browser or YAML cannot carry: see courserag/courses/text.py)."""
+    raw_examples = examples if isinstance(examples, str) else "\n".join(str(e) for e in examples or ())
+    for label, value in (("name", name), ("description", description), ("examples", raw_examples)):
+        problem = text_problem(str(value or ""), MAX_RAW_CHARS, allow_newlines=True)
+        if problem:
+            raise CourseRagError("course_text_invalid", field=label, problem=problem)
     name = " ".join(str(name or "").split())
     description = " ".join(str(description or "").split())
     lines = examples.splitlines() if isinstance(examples, str) else list(examples or ())
@@ -94,7 +103,9 @@ def update_course(path: Path, course_id: str, edit: CourseEdit) -> None:
     with _LOCK:
         try:
             new_text = edited_text(path.read_text(encoding="utf-8"), course_id, edit)
+            mode = stat.S_IMODE(path.stat().st_mode)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            os.fchmod(fd, mode)  # mkstemp makes 0600: the saved file keeps the mode it had (0644)
         except OSError as exc:
             raise CourseRagError("course_list_unwritable", detail=exc.strerror or type(exc).__name__) from None
         try:

@@ -25,6 +25,7 @@ from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.retrieval.sentence_vectors import embed_chunks
 from courserag.config.settings import Settings
 from courserag.stores.base import CourseStore
+from courserag.stores.fallback import for_writes
 
 Progress = Callable[[int, int, str], None]
 
@@ -137,7 +138,10 @@ def build_course(
 
     Incremental by default; everything is re-embedded into a new generation (switched to
     in one step when done) for `rebuild` or when the index was built with another model.
+    A build compares against, and writes to, the configured store only (`for_writes`): never
+    the local copy that answers learners while Weaviate is down.
     """
+    store = for_writes(store)
     started = time.perf_counter()
     summary = BuildSummary(course.id)
     summary.reason, indexed, broken = _plan(store, course, settings, rebuild)

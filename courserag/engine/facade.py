@@ -17,7 +17,7 @@ from typing import Callable, Iterator, Sequence
 
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Settings, secret
-from courserag.courses.directory import Course, CourseDirectory, load_course_directory
+from courserag.courses.directory import Course, CourseDirectory, load_course_directory, load_or_last_good, remember_good
 from courserag.courses.indexer import BuildSummary, build_course
 from courserag.embedders import Embedder, get_embedder
 from courserag.engine.parts import EngineParts
@@ -84,7 +84,7 @@ class RagEngine:
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
         """Wire the default parts from settings; nothing connects or loads a model here."""
-        directory = load_course_directory(settings.course_directory)
+        directory = load_or_last_good(settings.course_directory, settings.data_dir)  # a broken file: the last good copy
         embedder = get_embedder(*settings.embedder_args())
         store = build_store(settings, embedder.dim)
         answerer = None
@@ -114,6 +114,7 @@ class RagEngine:
         """Read the course directory again (after an instructor edited a course's name,
         description or examples); ConfigError leaves the current one in place."""
         self.directory = load_course_directory(self.settings.course_directory)
+        remember_good(self.settings.course_directory, self.settings.data_dir)
 
     def index_status(self, course_id: str) -> IndexStatus:
         """Whether the course can be searched, and how much it holds; never raises for the store."""
@@ -166,10 +167,12 @@ class RagEngine:
     # -- uploads (UploadService) ----------------------------------------------------------
 
     def add_upload(
-        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None
+        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None,
+        client: str | None = None,
     ) -> UploadResult:
-        """Parse, chunk, embed and index one uploaded file into the session's pool."""
-        return self._uploads.add(session_id, path, display_name, progress)
+        """Parse, chunk, embed and index one uploaded file into the session's pool; `client`
+        is who asked (the UI's client address), so turns are fair between clients too."""
+        return self._uploads.add(session_id, path, display_name, progress, client)
 
     def pending_uploads(self, session_id: str | None) -> list[PendingUpload]:
         """The session's files that are being read or indexed (not searchable yet)."""

@@ -29,13 +29,17 @@ class UploadService:
         self.gate = UploadGate(parts.settings.parse.workers)
         self._pending = PendingUploads()
 
-    def add(self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None) -> UploadResult:
+    def add(
+        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None,
+        client: str | None = None,
+    ) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool.
 
         Uploads take turns (`UploadGate`: a few at a time, one per session, sessions in turn);
         every attempt, refused or not, is charged to the session's reading budget. Until it is
         searchable the file is listed by `pending`, and `progress` (when given) hears each
-        step: reading, then indexing with units (pages…) done of total.
+        step: reading, then indexing with units (pages…) done of total. `client` is who asked
+        (the UI's client address): turns are fair between clients, not only sessions.
         """
         name = safe_display_name(display_name or Path(path).name)
 
@@ -46,18 +50,18 @@ class UploadService:
 
         report(PendingUpload(name))
         try:
-            return self._add(session_id, path, name, report)
+            return self._add(session_id, path, name, report, client)
         finally:
             self._pending.finish(session_id, name)
 
-    def _add(self, session_id: str, path: Path, name: str, report: UploadProgress) -> UploadResult:
+    def _add(self, session_id: str, path: Path, name: str, report: UploadProgress, client: str | None) -> UploadResult:
         limits = self.parts.settings.limits
         try:
             size = file_size(path, name, limits)
             pool = self.parts.sessions.get(session_id)
             pool.check_room(size, name)
             pool.check_budget(name, limits.max_session_files, limits.max_session_parse_s)
-            with self.gate.turn(session_id):
+            with self.gate.turn(session_id, client):
                 return self._ingest(pool, Path(path), name, size, report)
         except CourseRagError as exc:
             return UploadResult(name, False, failure=exc.notice)

@@ -407,6 +407,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     # Course edits and course files from the instructor tab (course_edit.py, instructor.py).
     "course_name_empty": {"en": "the course name cannot be empty", "zh": "课程名称不能为空"},
     "course_description_empty": {"en": "the course description cannot be empty", "zh": "课程简介不能为空"},
+    "course_text_invalid": {
+        "en": "the course {field} cannot be saved: it {problem}",
+        "zh": "无法保存课程{field}：{problem}",
+    },
     "course_name_too_long": {
         "en": "the course name is {chars} characters long; keep it under {limit}",
         "zh": "课程名称有 {chars} 个字符，请控制在 {limit} 个字符以内",
@@ -431,6 +435,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "course_file_unwritable": {
         "en": "{name} could not be saved in the course folder ({detail})",
         "zh": "无法把 {name} 保存到课程文件夹（{detail}）",
+    },
+    "course_file_not_upload": {
+        "en": "{name} was not uploaded: only uploaded files can be added to a course",
+        "zh": "{name} 不是上传的文件：只能向课程添加上传的文件",
     },
     "course_file_added": {"en": "✓ {name} was added to the course", "zh": "✓ 已将 {name} 添加到课程"},
     "build_busy": {

@@ -161,6 +161,10 @@ TEXT: dict[str, dict[str, str]] = {
     "feedback_send": {"en": "Send comment", "zh": "提交评论"},
     "feedback_saved": {"en": "Thanks, your comment was saved.", "zh": "谢谢，你的评论已保存。"},
     "feedback_removed": {"en": "Your rating was withdrawn.", "zh": "你的评价已撤回。"},
+    "feedback_throttled": {
+        "en": "Too much feedback from your address in the last minutes; it was not saved. Please try again later.",
+        "zh": "你的地址在最近几分钟内提交的反馈过多，本次未保存，请稍后再试。",
+    },
     "feedback_about": {"en": "About the answer to “{question}”", "zh": "关于“{question}”的回答"},
 }
 

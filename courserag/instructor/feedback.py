@@ -17,9 +17,11 @@ so a 👎 on an answer drawn from the learner's notes is not charged to a course
 merely consulted; and such an answer, being about private notes, is no content gap.
 Gaps are grouped by question (case, spacing and end punctuation aside) with a count.
 The files are bounded: one past `max_bytes` is renamed `<name>.1` (replacing the previous
-one), so each log holds at most about twice that. Readers take only the last `read_bytes`
-of a log (with the rotated file before it), so an instructor view costs the same whatever
-the logs' age: a 108 MB log read whole took 1.6 s and 170 MB. A line torn by a crash
+one), so each log holds at most about twice that, and readers read all of it by default
+(`read_bytes`, 2 × `max_bytes`): an instructor view costs at most that, whatever the logs'
+age (a 108 MB log read whole took 1.6 s and 170 MB), and no record still held is silently
+left out (reading the last 8 MB only once hid a genuine 👍 and its comment behind a flood;
+feedback is also rate-limited per client, FEEDBACK_PER_CLIENT). A line torn by a crash
 mid-write is skipped, and the next record starts on a line of its own.
 """
 
@@ -49,7 +51,7 @@ MAX_ANSWER_CHARS = 8000
 MAX_COMMENT_CHARS = 2000
 ANSWER_WITHHELD = "[not stored: this answer quotes the learner's own uploaded notes]"
 MAX_LOG_BYTES = 20 * 1024 * 1024  # a log is rotated past this
-READ_BYTES = 8 * 1024 * 1024  # what a reader takes from the end of a log
+READ_BYTES = 2 * MAX_LOG_BYTES  # what a reader takes from the end of a log: all a log and its rotated file hold
 
 
 def _now() -> str:
@@ -95,10 +97,10 @@ def safe_citations(citations: Iterable[dict]) -> list[dict]:
 class FeedbackLog:
     """Thread-safe appends and simple reads of the three JSON-lines files."""
 
-    def __init__(self, data_dir: Path, max_bytes: int = MAX_LOG_BYTES, read_bytes: int = READ_BYTES):
+    def __init__(self, data_dir: Path, max_bytes: int = MAX_LOG_BYTES, read_bytes: int | None = None):
         self.data_dir = Path(data_dir)
         self.max_bytes = max_bytes
-        self.read_bytes = read_bytes
+        self.read_bytes = 2 * max_bytes if read_bytes is None else read_bytes
         self.feedback_path = self.data_dir / FEEDBACK_FILE
         self.refused_path = self.data_dir / REFUSED_FILE
         self.citations_path = self.data_dir / CITATIONS_FILE

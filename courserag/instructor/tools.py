@@ -129,8 +129,9 @@ def check_token(
     token: object, course_id: str | None = None, client: str = "?", throttle: TokenThrottle = THROTTLE
 ) -> TokenState:
     """'ok' only when `token` is INSTRUCTOR_TOKEN, or the INSTRUCTOR_TOKENS token of
-    `course_id` (of any course when no course is named); 'disabled' when neither is set;
-    'throttled' while `client` has had too many wrong tokens (whatever it sends)."""
+    `course_id`; with no course named, only INSTRUCTOR_TOKEN (a course's token once read every
+    course's gaps that way); 'disabled' when neither is set; 'throttled' while `client` has had
+    too many wrong tokens (whatever it sends)."""
     expected = secret(TOKEN_ENV, required=False)
     per_course = course_tokens()
     if not expected and not per_course:
@@ -141,8 +142,7 @@ def check_token(
         return "throttled"
     if expected and _same(token, expected):
         return "ok"
-    candidates = [per_course[course_id]] if course_id in per_course else [] if course_id else list(per_course.values())
-    if any(_same(token, candidate) for candidate in candidates):
+    if course_id in per_course and _same(token, per_course[course_id]):
         return "ok"
     throttle.failed(client)
     log.info("a wrong instructor token from %s", client)
@@ -258,6 +258,8 @@ class InstructorTools:
         """Check one upload (type, size, that it parses) and move it into the course folder
         atomically; (its name, the previous version kept aside or None)."""
         name = safe_display_name(raw_name)
+        if self._is_server_file(Path(path)):
+            raise CourseRagError("course_file_not_upload", name=name)
         extension = os.path.splitext(name)[1].lower()
         if extension not in SUPPORTED_EXTENSIONS:
             refuse_type(name, extension)
@@ -276,6 +278,16 @@ class InstructorTools:
         except OSError as exc:
             raise CourseRagError("course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__) from None
         return name, previous
+
+    def _is_server_file(self, path: Path) -> bool:
+        """Whether `path` is in a course folder or DATA_DIR: a server path given as an "upload"
+        (another course's file was once copied in that way)."""
+        try:
+            resolved = path.resolve()
+        except (OSError, ValueError):
+            return True
+        folders = [c.docs for c in self.engine.courses] + [self.settings.data_dir]
+        return any(resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
 
     def remove_file(
         self, course_id: str, source: str, progress: Callable[[int, int, str], None] | None = None
@@ -322,8 +334,11 @@ class InstructorTools:
                     question = str(record["question"])
                     course = record.get("course") or course_id
                     line_scope = record.get("scope", scope)
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, AttributeError):
                     rows.append([number, line, "error", "not a {question, course} JSON object", "", 0])
+                    continue
+                if course != course_id:  # the token was checked for this course only
+                    rows.append([number, question, "error", f"this batch tests course {course_id} only, not {course}", "", 0])
                     continue
             try:
                 result = self.engine.ask(course, question, session_id=session_id, scope=line_scope)

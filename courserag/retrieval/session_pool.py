@@ -279,42 +279,57 @@ class SessionRegistry:
 
 
 class UploadGate:
-    """Turns for uploads: `workers` at a time app-wide and one at a time per session.
+    """Turns for uploads: `workers` at a time app-wide, one at a time per session, and fewer
+    than all of them for one client (at most `workers - 1`, at least one).
 
-    Waiting uploads are served by the fewest turns their session has had, then by arrival,
-    so a session with ten files queued takes every other turn, not ten in a row.
+    Waiting uploads are served by the fewest turns their client has had, then their session,
+    then by arrival: a session with ten files queued takes every other turn, not ten in a row,
+    and a client that opened eight sessions is one client (its eight 620 KB files once kept
+    another learner's 2-line note waiting 306 s). A client is the requester's address as the
+    server counts it (courserag/ui/clients.py); without one, each session is its own client.
     """
 
     def __init__(self, workers: int = 2):
         self.workers = workers
+        self.per_client = max(1, workers - 1)
         self._cond = threading.Condition()
         self._running: set[str] = set()
-        self._waiting: list[tuple[str, int]] = []  # (session id, ticket) in arrival order
+        self._running_clients: Counter[str] = Counter()
+        self._waiting: list[tuple[str, str, int]] = []  # (session id, client, ticket) in arrival order
         self._turns: Counter[str] = Counter()  # turns taken by sessions still running or waiting
+        self._client_turns: Counter[str] = Counter()  # the same for clients
         self._tickets = 0
 
     @contextmanager
-    def turn(self, session_id: str) -> Iterator[None]:
+    def turn(self, session_id: str, client: str | None = None) -> Iterator[None]:
+        client = f"client:{client}" if client else f"session:{session_id}"
         with self._cond:
             self._tickets += 1
-            entry = (session_id, self._tickets)
+            entry = (session_id, client, self._tickets)
             self._waiting.append(entry)
             self._cond.wait_for(lambda: self._next() == entry)
             self._waiting.remove(entry)
             self._running.add(session_id)
+            self._running_clients[client] += 1
             self._turns[session_id] += 1
+            self._client_turns[client] += 1
         try:
             yield
         finally:
             with self._cond:
                 self._running.discard(session_id)
-                if not any(sid == session_id for sid, _ in self._waiting):
+                self._running_clients[client] -= 1
+                if self._running_clients[client] <= 0:
+                    del self._running_clients[client]
+                if not any(sid == session_id for sid, _, _ in self._waiting):
                     del self._turns[session_id]
+                if client not in self._running_clients and not any(c == client for _, c, _ in self._waiting):
+                    del self._client_turns[client]
                 self._cond.notify_all()
 
-    def _next(self) -> tuple[str, int] | None:
+    def _next(self) -> tuple[str, str, int] | None:
         """The waiting upload that runs next, if a worker is free."""
         if len(self._running) >= self.workers:
             return None
-        ready = [entry for entry in self._waiting if entry[0] not in self._running]
-        return min(ready, key=lambda entry: (self._turns[entry[0]], entry[1]), default=None)
+        ready = [e for e in self._waiting if e[0] not in self._running and self._running_clients[e[1]] < self.per_client]
+        return min(ready, key=lambda e: (self._client_turns[e[1]], self._turns[e[0]], e[2]), default=None)

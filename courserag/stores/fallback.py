@@ -3,7 +3,9 @@
 With Weaviate configured, a local index built earlier can answer while Weaviate is
 unreachable. `FallbackCourseStore` is that policy in one place: reads go to the primary
 and, when it raises `StoreUnavailableError`, to the fallback, with a notice saying so;
-writes go to the primary only (an instructor must know when Weaviate did not take a build).
+writes go to the primary only (an instructor must know when Weaviate did not take a build),
+and so do a build's reads (`for_writes`): a build against an unreachable Weaviate once compared
+with the local copy, found every file "unchanged" and reported success, writing nothing.
 """
 
 from __future__ import annotations
@@ -103,3 +105,9 @@ class FallbackCourseStore:
             close = getattr(store, "close", None)
             if callable(close):
                 close()
+
+
+def for_writes(store: CourseStore) -> CourseStore:
+    """The store a build reads and writes: the primary of a FallbackCourseStore, else `store`.
+    The fallback is for learners' questions only."""
+    return store.primary if isinstance(store, FallbackCourseStore) else store

@@ -56,9 +56,6 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
     """The whole app over one engine; launch it with `launch_options(settings, demo)`."""
     app = StudyApp(engine, settings)
     instructor = InstructorTab(engine, app.feedback, settings, on_built=app.forget_index_status)
-    docs = [d for d in app.docs_by_course.values() if Path(d).is_dir()]
-    if docs:
-        gr.set_static_paths(docs)
     labels = Labels("en")
     ttl = settings.server.upload_tmp_ttl_s  # uploads are deleted once read; this sweeps the rest
     with gr.Blocks(title=t("en", "title"), delete_cache=(max(ttl // 2, 60), ttl)) as demo:
@@ -92,4 +89,8 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
         ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], [study.stored, study.saved],
                api_visibility="private")
     demo.cr_routes = routes(lambda course_id: app.docs_by_course.get(course_id))
+    # Course folders are served only by that route (types and hidden files filtered): never
+    # by Gradio's /gradio_api/file=, which served .html inline on the app's origin and .env files,
+    # and never taken as an API input path (a course's files copied into another course).
+    demo.cr_private_paths = [str(Path(d).resolve()) for d in app.docs_by_course.values()]
     return demo

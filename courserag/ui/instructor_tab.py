@@ -23,6 +23,7 @@ from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, t
 from courserag.i18n.messages import Notice
 from courserag.config.settings import Settings
 from courserag.ui import instructor_views as views
+from courserag.ui.clients import ClientPolicy
 from courserag.ui.server import client_address
 from courserag.ui.labels import Labels
 from courserag.i18n.locators import say_locator
@@ -41,16 +42,20 @@ class InstructorTab:
         self.engine = engine
         self.feedback = feedback
         self.on_built = on_built  # e.g. forget the cached course card after a build
+        self.clients = ClientPolicy.from_settings(self.tools.settings)
 
     # -- the lock -------------------------------------------------------------------------
 
     def _locked(self, token, course_id, lang: str, request=None) -> str | None:
         """None when `token` may act on `course_id`, else what to say. Wrong tokens are
-        counted per client (see instructor.TokenThrottle)."""
-        client = client_address(request)
-        state = check_token(token, course_id, client)
+        counted per client (see instructor.TokenThrottle). Every handler acts on one named
+        course: no course (None, "", an unknown id) is never "every course", so what a token
+        reads (gaps, statistics, feedback) is always of a course it unlocks."""
+        client = client_address(request, self.clients)
+        known = isinstance(course_id, str) and course_id in [c.id for c in self.engine.courses]
+        state = check_token(token, course_id if known else None, client)
         if state == "ok":
-            return None
+            return None if known else t(lang, "instr_wrong_course")
         if state == "throttled":
             return Notice("instructor_throttled", {"seconds": int(THROTTLE.retry_after(client)) + 1}).text(lang)
         if state == "wrong" and token_courses(token, [c.id for c in self.engine.courses]):

@@ -21,8 +21,8 @@ every launch — `app.py`, the tests' fixtures — gets the same guard:
   their `session_hash` is dropped, so they cannot push real learners' state out of Gradio's
   store. (Upload pools do not depend on that store any more: see courserag/ui/sessions.py.)
 
-A "client" is the address the nearest proxy reports (the last `X-Forwarded-For` entry, as
-on a Hugging Face Space) or else the socket's peer.
+A "client" is the socket's peer, or what a configured trusted proxy says it is
+(`TRUSTED_PROXIES`, see courserag/ui/clients.py): a client cannot choose its own address.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Any
 
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.config.settings import Settings
+from courserag.ui.clients import ClientPolicy, request_client, scope_client
 
 __all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_options"]
 
@@ -78,6 +79,7 @@ class ServerPolicy:
     upload_tmp_ttl_s: float = 600.0
     uploads_per_client: int = 60
     upload_extensions: frozenset[str] = SUPPORTED_EXTENSIONS
+    clients: ClientPolicy = ClientPolicy()
 
     @classmethod
     def of(cls, settings: Settings) -> "ServerPolicy":
@@ -88,6 +90,7 @@ class ServerPolicy:
             upload_tmp_bytes=int(server.upload_tmp_mb * MB),
             upload_tmp_ttl_s=float(server.upload_tmp_ttl_s),
             uploads_per_client=server.uploads_per_client,
+            clients=ClientPolicy.from_settings(settings),
         )
 
 
@@ -226,7 +229,7 @@ class ServerGuard:
             return await _reply(send, 411, "Uploads must declare their length.")
         if length > self.policy.max_upload_bytes:
             return await _reply(send, 413, "Upload too large.")
-        if not self._count_upload(_client(scope)):
+        if not self._count_upload(scope_client(scope, self.policy.clients)):
             return await _reply(send, 429, "Too many uploads from your address; try again in a few minutes.")
         folder = _upload_folder(scope)
         if not self._reserve(folder, length):
@@ -277,22 +280,9 @@ def _set_length(scope, length: int) -> list:
     return headers + [(b"content-length", str(length).encode())]
 
 
-def client_address(request) -> str:
+def client_address(request, policy: ClientPolicy = ClientPolicy()) -> str:
     """The client of a Gradio handler's request, as the guard counts it (see the module)."""
-    headers = getattr(request, "headers", None) or {}
-    forwarded = headers.get("x-forwarded-for", "") if hasattr(headers, "get") else ""
-    if forwarded:
-        return forwarded.split(",")[-1].strip() or "?"
-    peer = getattr(request, "client", None)
-    return str(getattr(peer, "host", None) or "?")
-
-
-def _client(scope) -> str:
-    for name, value in scope.get("headers", []):
-        if name.lower() == b"x-forwarded-for":
-            return value.decode("latin-1").split(",")[-1].strip() or "?"
-    peer = scope.get("client")
-    return str(peer[0]) if peer else "?"
+    return request_client(request, policy)
 
 
 def _upload_folder(scope) -> Path:

@@ -25,6 +25,7 @@ from courserag.ui.render import (
     answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card,
     render_notes, render_upload_log, upload_line,
 )
+from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
 from courserag.ui.sanitize import text_html
 from courserag.ui.sessions import SessionIndex, new_sid
 from courserag.i18n.ui_texts import normalize_lang, t
@@ -78,6 +79,8 @@ class StudyApp:
         self.settings = settings
         self.feedback = FeedbackLog(settings.data_dir)
         self.sessions = SessionIndex(engine.end_session)
+        self.clients = ClientPolicy.from_settings(settings)
+        self.feedback_limit = PerClientLimit(settings.server.feedback_per_client)  # per client, not per tab
         self._index_info: dict[str, tuple[float, IndexStatus]] = {}
         self._index_lock = threading.Lock()
 
@@ -228,9 +231,9 @@ class StudyApp:
         note = render("upload_too_many_files", {"count": len(paths) + skipped, "limit": len(paths)}, lang)
         return paths, [("info", note)] if skipped else []
 
-    def _add(self, sid: str, path: Path, lang: str, progress=None) -> tuple[str, str]:
+    def _add(self, sid: str, path: Path, lang: str, progress=None, client: str | None = None) -> tuple[str, str]:
         try:
-            return upload_line(self.engine.add_upload(sid, path, path.name, progress=progress), lang)
+            return upload_line(self.engine.add_upload(sid, path, path.name, progress=progress, client=client), lang)
         except Exception as exc:  # noqa: BLE001 - one bad file never ends the session
             log.exception("upload of %s failed", path.name)
             return "fail", t(lang, "upload_crashed", name=path.name, kind=type(exc).__name__)
@@ -241,7 +244,8 @@ class StudyApp:
         lang = normalize_lang(lang)
         sid = self.sessions.sid_for(request, sid) or new_sid()
         paths, skipped = self._paths(files, lang)
-        lines = [self._add(sid, path, lang) for path in paths] + skipped or [("info", t(lang, "no_files_given"))]
+        client = request_client(request, self.clients)
+        lines = [self._add(sid, path, lang, client=client) for path in paths] + skipped or [("info", t(lang, "no_files_given"))]
         return render_upload_log(lines), self.notes_html(sid, lang), self.remove_choices(sid, lang), None, sid
 
     def upload_live(self, files, sid, lang, request: gr.Request):
@@ -253,11 +257,12 @@ class StudyApp:
         paths, skipped = self._paths(files, lang)
         lines: list[tuple[str, str]] = []
         events: queue.Queue = queue.Queue()
+        client = request_client(request, self.clients)
 
         def work() -> None:
             try:
                 for path in paths:
-                    lines.append(self._add(sid, path, lang, progress=events.put))
+                    lines.append(self._add(sid, path, lang, progress=events.put, client=client))
             finally:
                 events.put(_DONE)
 
@@ -361,11 +366,18 @@ class StudyApp:
 
     # -- feedback -----------------------------------------------------------------------
 
-    def on_like(self, turns, lang, data: gr.LikeData):
+    def _feedback_allowed(self, request) -> bool:
+        """One more feedback write for this request's client (FEEDBACK_PER_CLIENT in 10 minutes):
+        one client once wrote 8,582 records in 330 s."""
+        return self.feedback_limit.allow(request_client(request, self.clients))
+
+    def on_like(self, turns, lang, data: gr.LikeData, request: gr.Request = None):
         """Thumbs up/down: store the vote at once, then offer the comment box."""
         lang = normalize_lang(lang)
         turns = list(turns or [])
         index = data.index[0] if isinstance(data.index, (list, tuple)) else data.index
+        if not self._feedback_allowed(request):  # every call counts, found or not
+            return turns, gr.update(visible=True), None, t(lang, "feedback_throttled"), ""
         turn = find_turn(turns, index)
         if turn is None:
             return turns, gr.update(visible=False), None, "", ""
@@ -385,11 +397,13 @@ class StudyApp:
             turns = replace_turn(turns, turn.rated(self.feedback.withdraw(turn.feedback)))
         return turns, gr.update(visible=True), None, t(lang, "feedback_removed"), ""
 
-    def send_comment(self, comment, target, turns, lang):
+    def send_comment(self, comment, target, turns, lang, request: gr.Request = None):
         lang = normalize_lang(lang)
         turns = list(turns or [])
         turn = find_turn(turns, target)
         comment = (comment or "").strip()
+        if not self._feedback_allowed(request):
+            return turns, gr.update(visible=True), None, t(lang, "feedback_throttled"), ""
         if turn is None or not turn.feedback or not comment:
             return turns, gr.update(visible=False), None, "", ""
         turns = replace_turn(turns, turn.rated(self.feedback.add_comment(turn.feedback, comment)))

@@ -137,15 +137,16 @@ def client_js() -> str:
 
 def launch_options(settings: Settings, demo: gr.Blocks | None = None) -> dict[str, Any]:
     """What `demo.launch` needs besides host and port (Gradio 6 takes theme, CSS and the
-    page script here); with the demo, also the route that serves course files."""
+    page script here); with the demo, also the route that serves course files, and the course
+    folders blocked for everything else."""
     options: dict[str, Any] = {
         "theme": theme(),
         "css": CSS,
         "js": client_js(),
-        "blocked_paths": [str(Path(settings.data_dir).resolve())],
+        "blocked_paths": [str(Path(settings.data_dir).resolve()), *getattr(demo, "cr_private_paths", ())],
         **server_options(settings),  # CSP, body caps, the upload route's limits (courserag/ui/server.py)
     }
     routes = getattr(demo, "cr_routes", None)
-    if routes:
-        options["app_kwargs"] = {"routes": list(routes)}
+    if routes:  # beside the guard's middleware, never instead of it (issue 20, finding 1)
+        options["app_kwargs"] = {**options.get("app_kwargs", {}), "routes": list(routes)}
     return options

@@ -67,7 +67,10 @@ def test_a_throttled_client_is_told_how_long_to_wait(monkeypatch):
     monkeypatch.setattr("courserag.ui.instructor_tab.check_token",
                         lambda token, course_id, client: instructor.check_token(token, course_id, client, instructor.THROTTLE))
     tab = InstructorTab.__new__(InstructorTab)
-    tab.engine = SimpleNamespace(courses=[])
+    from courserag.ui.clients import ClientPolicy
+
+    tab.engine = SimpleNamespace(courses=[SimpleNamespace(id="csc3100")])
+    tab.clients = ClientPolicy.of(["10.0.0.0/8"])  # the peer is a trusted proxy: its header names the client
     request = SimpleNamespace(headers={"x-forwarded-for": "198.51.100.8"}, client=SimpleNamespace(host="10.0.0.1"))
     for _ in range(2):
         assert tab._locked("wrong", "csc3100", "en", request).startswith("🔒")

@@ -1,9 +1,10 @@
 """The running app from outside, with every limit scaled down: M1, M4, M5, the CSP, and H1's
 "another learner's note waits for two slow files".
 
-One in-process app (the real Blocks over a real engine) on a free port of 127.0.0.1. Clients
-are told apart by X-Forwarded-For (the guard counts uploads per client by it, as behind a
-Space's proxy), so each test has its own.
+One in-process app (the real Blocks over a real engine), started as `app.py` starts it
+(tests/launched_app.py), on a free port of 127.0.0.1. Clients are told apart by
+X-Forwarded-For, 127.0.0.1 being configured as the trusted proxy (as a Space's is), so each
+test has its own.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import pytest
 
 from courserag.config.settings import Limits, ParseBudget, ServerLimits, Settings
 from docgen import bombs
-from tests.app_helpers import dependencies, free_port, queue_call
+from tests.app_helpers import dependencies, queue_call
+from tests.launched_app import launched
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +41,6 @@ def app(built_sample_data, cached_embedder, tmp_path_factory):
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
     from courserag.stores import LocalCourseStore
-    from courserag.ui import build_demo, launch_options
     from tests.conftest import SAMPLE_DIRECTORY
 
     root = tmp_path_factory.mktemp("server-app")
@@ -49,22 +50,17 @@ def app(built_sample_data, cached_embedder, tmp_path_factory):
         data_dir=data,
         limits=replace(Limits(), max_file_mb=1.0, max_files_per_upload=3, max_pdf_content_mb=10_000),
         parse=ParseBudget(wall_s=PARSE_WALL_S, cpu_s=60.0),
-        server=ServerLimits(max_request_mb=0.5, upload_tmp_mb=3.0, uploads_per_client=4, max_history_chars=20_000),
+        # The tests stand in for a Space's proxy: 127.0.0.1 is trusted to name the client.
+        server=ServerLimits(max_request_mb=0.5, upload_tmp_mb=3.0, uploads_per_client=4, max_history_chars=20_000,
+                            trusted_proxies=("127.0.0.1",)),
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADIO_TEMP_DIR", str(root / "gradio-tmp"))
         patch.setenv("GRADIO_HEARTBEAT_INTERVAL", "1")
         engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY),
                            LocalCourseStore(data / "index", cached_embedder.dim), cached_embedder)
-        demo = build_demo(engine, settings)
-        options = launch_options(settings)
-        options["state_session_capacity"] = STATE_CAPACITY
-        port = free_port()
-        demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
-        try:
-            yield SimpleNamespace(url=f"http://127.0.0.1:{port}/", engine=engine, demo=demo, tmp=root / "gradio-tmp", root=root)
-        finally:
-            demo.close()
+        with launched(engine, settings, state_session_capacity=STATE_CAPACITY) as running:
+            yield SimpleNamespace(url=running.url, engine=engine, demo=running.demo, tmp=root / "gradio-tmp", root=root)
 
 
 _CLIENTS = itertools.count(1)
@@ -173,7 +169,8 @@ def test_uploaded_files_are_not_served_back(app):
         served = httpx.get(app.url + url)
         assert served.status_code in (403, 404) and b"my notes" not in served.content
     course = Path(__file__).resolve().parents[2] / "courses" / "csc3100" / "syllabus.md"
-    assert httpx.get(app.url + f"gradio_api/file={course}").status_code == 200  # course files still are
+    assert httpx.get(app.url + f"gradio_api/file={course}").status_code in (403, 404)  # nor course files (issue 20)
+    assert httpx.get(app.url + "course-file/csc3100/syllabus.md").status_code == 200  # they open by their own route
 
 
 # -- M1: sessions the app owns -----------------------------------------------------------------

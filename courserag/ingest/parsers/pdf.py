@@ -16,7 +16,7 @@ import re
 from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.cleanup import clean_pages
-from courserag.ingest.parsers.guard import check_pdf_content
+from courserag.ingest.parsers.guard import check_pdf_content, page_drawing_key
 from courserag.ingest.parsers.text import Extracted, TextBudget, clean, numbered, truncation_warning
 from courserag.records import Section
 from courserag.config.settings import Limits
@@ -104,10 +104,15 @@ def _page_texts(reader, page_count: int, name: str, limit: int) -> tuple[list[tu
     broken: list[int] = []
     chars = 0
     pages_read = 0
+    drawn: dict[tuple, str] = {}  # what a page draws -> its text: a shared stream is interpreted once
     for number in range(1, page_count + 1):
         pages_read = number
         try:
-            raw = reader.pages[number - 1].extract_text() or ""
+            page = reader.pages[number - 1]
+            key = page_drawing_key(page)
+            raw = drawn[key] if key in drawn else page.extract_text() or ""
+            if key is not None:
+                drawn[key] = raw
         except Exception:  # noqa: BLE001 - one bad page must not lose the others
             logger.debug("pypdf could not read page %d of %s", number, name, exc_info=True)
             broken.append(number)

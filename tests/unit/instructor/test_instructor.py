@@ -36,7 +36,8 @@ def test_a_course_token_unlocks_its_course_only_and_the_global_token_all(monkeyp
     monkeypatch.setattr("courserag.instructor.tools.time.sleep", lambda s: None)
     assert check_token("anything", "csc3100") == "disabled"
     monkeypatch.setenv("INSTRUCTOR_TOKENS", "ds2010=tok-b")
-    assert check_token("tok-b", "ds2010") == "ok" and check_token("tok-b") == "ok"
+    assert check_token("tok-b", "ds2010") == "ok"
+    assert check_token("tok-b") == "wrong"  # no course named is "every course": the global token only (issue 20)
     assert check_token("tok-b", "csc3100") == "wrong" and check_token("", "ds2010") == "missing"
     assert token_courses("tok-b", ["csc3100", "ds2010"]) == ["ds2010"]
     monkeypatch.setenv("INSTRUCTOR_TOKEN", "global")

@@ -1,0 +1,31 @@
+"""The one way the tests start the web app: through `courserag.ui.launch.launch`, the function
+`app.py` calls, so every launch option (the server guard, the course-file route, the blocked
+paths) is the one production gets. A defence that the launch path does not install fails the
+tests that use this (issue 20: `launch_options` once dropped the guard and no test noticed,
+because the test fixture built its own options).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Iterator
+
+from tests.app_helpers import free_port
+
+
+@contextmanager
+def launched(engine, settings, **overrides) -> Iterator[SimpleNamespace]:
+    """The real Blocks over `engine`, served on a free port of 127.0.0.1 until the block ends.
+    `overrides` go to `demo.launch` (e.g. a scaled-down `state_session_capacity`)."""
+    from courserag.ui import build_demo
+    from courserag.ui.launch import launch
+
+    settings = replace(settings, host="127.0.0.1", port=free_port())
+    demo = build_demo(engine, settings)
+    launch(demo, settings, prevent_thread_lock=True, quiet=True, **overrides)
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{settings.port}/", engine=engine, demo=demo, settings=settings)
+    finally:
+        demo.close()
