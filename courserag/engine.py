@@ -23,6 +23,10 @@ from courserag import ranking
 from courserag.answering import ChatAnswerer, build_messages
 from courserag.codes import CodeCheck, check_codes, own_codes
 from courserag.calibration import BACKGROUND, floor_of
+from courserag.catalog.answers import CatalogReply, answer_question
+from courserag.catalog.load import CatalogSource
+from courserag.catalog.questions import MERGED_INTENTS
+from courserag.catalog.route import disagrees, fact_items, record_of, renumber, shift_markers
 from courserag.courses import Course, CourseDirectory, load_course_directory
 from courserag.directory_facts import DirectoryFacts, directory_chunks, keep_material
 from courserag.embedders import Embedder, get_embedder
@@ -33,7 +37,7 @@ from courserag.feedback import FeedbackLog
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
 from courserag.ingest import IngestConfig, file_size, ingest_file
-from courserag.messages import Notice
+from courserag.messages import Notice, render
 from courserag.packing import pack_context
 from courserag.parsers import safe_display_name
 from courserag.parsers.sandbox import ParseJob
@@ -94,6 +98,7 @@ class RagEngine:
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
         self._directory = DirectoryFacts()  # the courses' directory fields as passages
+        self.catalog = CatalogSource(settings.catalog)  # the official catalog, read on first use
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RagEngine":
@@ -384,9 +389,22 @@ class RagEngine:
         scope: Scope = "both",
         history: Sequence[object] = (),
     ) -> Iterator[str | Answer]:
-        """Yield the growing answer text while it streams, then the final Answer."""
+        """Yield the growing answer text while it streams, then the final Answer.
+
+        A catalog question (credits, prerequisites, sections, programs… of any course in
+        the catalog) is answered from the catalog before any retrieval (courserag/catalog/)."""
         started = time.perf_counter()
         question = self._check_question(question)
+        reply = self._catalog_reply(course_id, question, scope, history)
+        if reply is not None:
+            yield from self._catalog_stream(reply, course_id, question, session_id, scope, history, started)
+            return
+        yield from self._materials_stream(course_id, question, session_id, scope, history, started)
+
+    def _materials_stream(
+        self, course_id: str, question: str, session_id: str | None, scope: Scope, history: Sequence[object], started: float
+    ) -> Iterator[str | Answer]:
+        """The answer from the course materials and the learner's notes."""
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
         answer = Answer(question, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=course_id)
@@ -409,6 +427,48 @@ class RagEngine:
             "total": (now - started) * 1000,
         }
         self._log_gaps(answer, scope, session_id)
+        yield answer
+
+    def _catalog_reply(self, course_id: str, question: str, scope: Scope, history: Sequence[object]) -> CatalogReply | None:
+        """The catalog's reply, or None when the question is not a catalog question (or
+        is a follow-up, or asks the learner's notes only)."""
+        course = self.course(course_id)
+        catalog = self.catalog.catalog
+        if catalog is None or scope == "notes" or (history and looks_like_followup(question)):
+            return None
+        workspace = catalog.by_workspace(course_id) or next(
+            (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None)
+        return answer_question(question, catalog, self.settings.catalog_date(), workspace)
+
+    def _catalog_stream(
+        self, reply: CatalogReply, course_id: str, question: str, session_id: str | None, scope: Scope,
+        history: Sequence[object], started: float,
+    ) -> Iterator[str | Answer]:
+        """The catalog's answer; for what the course's own syllabus may also state, followed
+        by the materials' answer (renumbered after the catalog's sources)."""
+        catalog = self.catalog.catalog
+        items = fact_items(catalog, reply.facts)
+        answer = Answer(question, reply.text, reply.refused, items, query=question, course_id=course_id, mode="catalog")
+        answer.catalog_records = {item.n: record_of(catalog, fact) for item, fact in zip(items, reply.facts)}
+        q = reply.question
+        own = q is not None and len(q.targets) == 1 and q.targets[0].course is not None and q.targets[0].course.workspace == course_id
+        if not reply.refused and own and set(q.intents) <= MERGED_INTENTS and scope != "notes":
+            material = None
+            lang = q.lang
+            head = reply.text + "\n\n" + render("cat_materials_say", None, lang) + "\n"
+            for update in self._materials_stream(course_id, question, session_id, scope, history, started):
+                if isinstance(update, Answer):
+                    material = update
+                else:
+                    yield head + shift_markers(update, len(items))
+            if material is not None and not material.refused:
+                text = shift_markers(material.answer, len(items))
+                note = "\n\n" + render("cat_disagree", None, lang) if disagrees(reply, catalog, material.answer) else ""
+                answer.answer = head + text + note
+                answer.items = items + renumber(material.items, len(items))
+                answer.notices.extend(material.notices)
+        now = time.perf_counter()
+        answer.timings_ms = {"retrieval": 0.0, "answer": (now - started) * 1000, "total": (now - started) * 1000}
         yield answer
 
     def _llm_answer(

