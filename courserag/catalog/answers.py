@@ -143,7 +143,10 @@ def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> Non
         unknown = [r.typed for r in q.completed if r.course is None]
         if unknown:
             w.say("cat_unknown_code", code=_join(unknown, w.lang))
-        if satisfied(course.prerequisites, done):
+        excluded = [c for c in course.exclusions if w.catalog.aliases.get(c) in done]
+        if excluded:
+            w.say("cat_excluded", done=_join([w.name(c) for c in excluded], w.lang), course=course.code, cite=cite)
+        elif satisfied(course.prerequisites, done):
             w.say("cat_prereq_met", done=listed, course=course.code, cite=cite)
         else:
             w.say("cat_prereq_unmet", done=listed, course=course.code, left=say(missing(course.prerequisites, done), w.lang, w.name), cite=cite)

@@ -15,6 +15,8 @@ CATALOG_MESSAGES: dict[str, dict[str, str]] = {
     "cat_coreq": {"en": "Co-requisites (taken before or at the same time): {codes}. {cite}",
                   "zh": "同修课程（须先修或同时修读）：{codes}。{cite}"},
     "cat_exclusions": {"en": "Not open to students who have taken {codes}. {cite}", "zh": "已修过 {codes} 的学生不能再修读本课程。{cite}"},
+    "cat_excluded": {"en": "With {done} completed, you cannot take {course}: it excludes that course. {cite}",
+                     "zh": "已修 {done}，不能再修读 {course}（两门课程互斥）。{cite}"},
     "cat_prereq_met": {"en": "With {done} completed, you meet the prerequisites of {course}. {cite}",
                        "zh": "已修 {done}，满足 {course} 的先修要求。{cite}"},
     "cat_prereq_unmet": {"en": "With {done} completed, you do not yet meet the prerequisites of {course}: you still need {left}. {cite}",
