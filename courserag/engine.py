@@ -438,7 +438,10 @@ class RagEngine:
             return None
         workspace = catalog.by_workspace(course_id) or next(
             (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None)
-        return answer_question(question, catalog, self.settings.catalog_date(), workspace)
+        reply = answer_question(question, catalog, self.settings.catalog_date(), workspace)
+        if reply is not None and history and reply.question is not None and reply.question.own_course:
+            return None  # "and who teaches it?" after other turns: "it" is theirs to say
+        return reply
 
     def _catalog_stream(
         self, reply: CatalogReply, course_id: str, question: str, session_id: str | None, scope: Scope,

@@ -145,3 +145,20 @@ def test_own_course_prerequisites_come_from_the_catalog_then_the_syllabus(engine
     sources = [c["source"] for c in answer.citations]
     assert sources[0] == "catalog/courses.csv" and "syllabus.md" in sources[1:]
     assert [c["n"] for c in answer.citations] == list(range(1, len(sources) + 1))
+
+
+@pytest.mark.parametrize("course, question, name", [
+    ("csc3100", "Who teaches CSC3100?", "Dr. Elena Marsh"),
+    ("ds2010", "谁教这门课", "李明华 教授"),
+])
+def test_the_catalog_says_who_teaches_a_course_this_term(tmp_path, fake_embedder, course, question, name):
+    answer = _engine(tmp_path, fake_embedder).ask(course, question)
+    assert answer.mode == "catalog" and name in answer.answer
+    assert all(c["source"] == "catalog/sections.csv" for c in answer.citations)
+
+
+def test_a_follow_up_about_the_workspace_is_left_to_the_materials(tmp_path, fake_embedder):
+    engine = _engine(tmp_path, fake_embedder)
+    history = [{"role": "user", "content": "When is the midterm exam?"}, {"role": "assistant", "content": "On 2026-10-20."}]
+    assert engine._catalog_reply("csc3100", "Which room is it in?", "both", history) is None
+    assert engine._catalog_reply("csc3100", "How many credits is DS2010?", "both", history) is not None
