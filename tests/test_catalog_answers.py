@@ -30,6 +30,10 @@ def catalog():
     ("What are the prerequisites?", "csc3100", ("prerequisites",), ["CSC3100"]),
     ("这门课几个学分？", "ds2010", ("credits",), ["DS2010"]),
     ("How many credits and what prerequisites does CSC4120 have?", None, ("prerequisites", "credits"), ["CSC4120"]),
+    ("修完 CSC3100 后可以选哪些课？", None, ("reverse",), ["CSC3100"]),
+    ("What is CSC1002 worth?", None, ("credits",), ["CSC1002"]),
+    ("Is CSC4120 required for the CS major?", None, ("program",), ["CSC4120"]),
+    ("Who teaches Operating Systems next term?", None, ("sections",), ["CSC3150"]),
 ])
 def test_catalog_questions_are_detected(catalog, question, workspace, intents, targets):
     q = detect(question, catalog, TODAY, catalog.by_workspace(workspace) if workspace else None)

@@ -123,7 +123,8 @@ def _when(section: Section, lang: str) -> str:
 
 
 def _credits(w: _Writer, course: CatalogCourse) -> None:
-    w.say("cat_credits", course=w.name(course.code), credits=_num(course.credits), cite=w.course_fact(course))
+    w.say("cat_credits", course=w.name(course.code), credits=_num(course.credits), unit="credit" if course.credits == 1 else "credits",
+          cite=w.course_fact(course))
 
 
 def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:

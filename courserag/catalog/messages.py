@@ -9,7 +9,7 @@ CATALOG_MESSAGES: dict[str, dict[str, str]] = {
     "cat_read_as": {"en": "(Read {typed} as {course}.)", "zh": "（{typed} 按 {course} 理解。）"},
     "cat_former": {"en": "({typed} is the former code of {course}.)", "zh": "（{typed} 是 {course} 的旧课程代码。）"},
     "cat_cross_listed": {"en": "({typed} is cross-listed as {course}.)", "zh": "（{typed} 与 {course} 为同一门交叉列出的课程。）"},
-    "cat_credits": {"en": "{course} is worth {credits} credits. {cite}", "zh": "{course} 为 {credits} 学分。{cite}"},
+    "cat_credits": {"en": "{course} is worth {credits} {unit}. {cite}", "zh": "{course} 为 {credits} 学分。{cite}"},
     "cat_prereq": {"en": "Prerequisites of {course}: {prereq}. {cite}", "zh": "{course} 的先修课程：{prereq}。{cite}"},
     "cat_no_prereq": {"en": "{course} has no prerequisites. {cite}", "zh": "{course} 没有先修课程要求。{cite}"},
     "cat_coreq": {"en": "Co-requisites (taken before or at the same time): {codes}. {cite}",

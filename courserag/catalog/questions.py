@@ -84,7 +84,10 @@ def _program_keys(program: Program) -> list[str]:
         folded = fold_title(name)
         for word in sorted((fold_title(w) for w in degree["en"] + degree["zh"]), key=len, reverse=True):
             folded = re.sub(rf"(?<![\w]){re.escape(word)}(?![\w])" if word.isascii() else re.escape(word), " ", folded)
-        keys.add(" ".join(folded.split()))
+        bare = " ".join(folded.split())
+        keys.add(bare)
+        if name == program.name_en and len(bare.split()) >= 2:  # "computer science" -> "cs" ("the CS major")
+            keys.add("".join(word[0] for word in bare.split()))
     return [k for k in keys if len(k) >= 2]
 
 
