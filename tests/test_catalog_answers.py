@@ -166,3 +166,57 @@ def test_a_follow_up_about_the_workspace_is_left_to_the_materials(tmp_path, fake
     history = [{"role": "user", "content": "When is the midterm exam?"}, {"role": "assistant", "content": "On 2026-10-20."}]
     assert engine._catalog_reply("csc3100", "Which room is it in?", "both", history) is None
     assert engine._catalog_reply("csc3100", "How many credits is DS2010?", "both", history) is not None
+
+
+# -- a catalog of another shape: nothing above is tied to the sample's codes or names ------
+
+OTHER = {
+    "terms.csv": "term,name_en,name_zh,start,end\n26T1,Autumn 2026,2026 秋季学期,2026-08-20,2026-12-20\n27T2,Spring 2027,2027 春季学期,2027-01-10,2027-05-30\n",
+    "courses.csv": (
+        "code,title_en,title_zh,credits,prerequisites,corequisites,exclusions,cross_listed,former_codes,former_titles,workspace,description_en,description_zh\n"
+        "COMP1100,Programming Fundamentals,程序设计基础,6,,,,,,,,Intro.,入门。\n"
+        "COMP2300,Computer Systems,计算机系统,6,COMP1100,,,,,,,Systems.,系统。\n"
+        "ELEC2100,Circuits and Signals,电路与信号,6,MATH1010,,,,,,,Circuits.,电路。\n"
+        "MATH1010,Mathematical Methods,数学方法,6,,,,,,,,Maths.,数学。\n"
+        "ELEC3200,Embedded Systems,嵌入式系统,6,COMP2300 and (ELEC2100 or MATH1010),,,COMP3200,ELEC3020,Microcontrollers,,Embedded.,嵌入式。\n"
+    ),
+    "sections.csv": (
+        "term,code,section,kind,days,start,end,room,instructors,language\n"
+        "26T1,COMP1100,A,lecture,Tue;Fri,09:00,10:50,Hall 7,Prof. Kim Lau,en\n"
+        "27T2,ELEC3200,A,lecture,Wed,14:00,16:50,E-Lab 2,何静 教授,zh\n"
+    ),
+    "programs.csv": "program,name_en,name_zh,total_credits\nBE-EE,BEng Electrical Engineering,电气工程工学学士,192\n",
+    "requirements.csv": (
+        "program,year,module_en,module_zh,code,kind\n"
+        "BE-EE,1,Foundations,基础,COMP1100,required\nBE-EE,1,Foundations,基础,MATH1010,required\n"
+        "BE-EE,2,Core,核心,ELEC2100,required\nBE-EE,3,Core,核心,ELEC3200,required\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def other(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("other-catalog")
+    for name, text in OTHER.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return load_catalog(folder)
+
+
+@pytest.mark.parametrize("question, facts, refused", [
+    ("How many credits is comp 1100?", ["6 credits"], False),
+    ("ELEC3200 的先修课程是什么？", ["COMP2300", "ELEC2100 电路与信号 或 MATH1010 数学方法 中的一门"], False),
+    ("What can I take after Computer Systems?", ["ELEC3200"], False),
+    ("When is COMP1100 taught this semester and where?", ["Autumn 2026", "Tuesdays and Fridays 09:00–10:50", "Hall 7", "Prof. Kim Lau"], False),
+    ("嵌入式系统下学期谁教？", ["2027 春季学期", "何静 教授"], False),
+    ("Is ELEC3200 required for electrical engineering, and in which year?", ["required in year 3"], False),
+    ("What are the prerequisites of ELEC3020?", ["former code", "COMP2300"], False),
+    ("How many credits is COMP3200?", ["cross-listed", "ELEC3200"], False),
+    ("How many credits is COMPP1100?", ["Read COMPP1100 as COMP1100"], False),
+    ("What are the prerequisites of COMP1110?", ["COMP1110 is not in the catalog."], True),
+    ("电气工程专业大一必修哪些课？", ["COMP1100", "MATH1010", "第一学年（大一）"], False),
+])
+def test_another_catalog_is_answered_the_same_way(other, question, facts, refused):
+    reply = answer_question(question, other, date(2026, 9, 15), None)
+    assert reply is not None and reply.refused is refused
+    for fact in facts:
+        assert fact in reply.text, reply.text

@@ -155,6 +155,8 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
     folded = fold_title(question)
     table = words()["intents"]
     intents = [name for name in ("reverse", "prerequisites", "program", "sections", "credits", "description") if has_cue(folded, table[name])]
+    if "sections" not in intents and any(all(has_cue(folded, [w]) for w in pair) for pair in words()["section_pairs"]):
+        intents.insert(min(len(intents), 3), "sections")
     if has_cue(folded, words()["materials"]) or any(re.search(p, folded) for p in words()["materials_patterns"]):
         intents = [i for i in intents if i not in ("sections", "credits", "description")]
     if "reverse" in intents and "prerequisites" in intents:
