@@ -71,6 +71,8 @@ def test_material_questions_are_not_catalog_questions(catalog, question):
     ("数据科学专业大二必修哪些课？", ["第二学年（大二）", "MAT2040", "STA2001"], ["programs.csv row 3"]),
     ("I have taken CSC1001 and MAT1001, can I take CSC3100?", ["do not yet meet", "MAT2040"], ["courses.csv row 15"]),
     ("I have taken CSC1001 and MAT2040, can I take CSC3100?", ["you meet the prerequisites"], ["courses.csv row 15"]),
+    ("我没修过 MAT2040，还能选 CSC3100 吗？", ["未修 MAT2040 线性代数与离散数学，不满足 CSC3100 的先修要求"], ["courses.csv row 15"]),
+    ("I haven't taken CSC3100, can I take DS3020?", ["is not indispensable"], ["courses.csv row 31"]),
     ("How many credits is CSV3100?", ["Read CSV3100 as CSC3100", "3 credits"], ["courses.csv row 15"]),
     ("What are the prerequisites of CSC3020?", ["cross-listed", "DS3020", "STA2001"], ["courses.csv row 31"]),
     ("CSC3200 的先修课程是什么？", ["旧课程代码", "CSC4120"], ["courses.csv row 19"]),

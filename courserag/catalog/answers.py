@@ -137,6 +137,12 @@ def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> Non
         w.say("cat_coreq", codes=_join([w.name(c) for c in course.corequisites], w.lang), cite=cite)
     if course.exclusions:
         w.say("cat_exclusions", codes=_join([w.name(c) for c in course.exclusions], w.lang), cite=cite)
+    lacking = [r.course.code for r in q.not_taken if r.course is not None]
+    if lacking and course.prerequisites is not None:
+        # Met by some set of courses without them? Then they are not indispensable.
+        others = set(w.catalog.courses) - set(lacking)
+        message = "cat_prereq_without_ok" if satisfied(course.prerequisites, others) else "cat_prereq_without_unmet"
+        w.say(message, lacking=_join([w.name(c) for c in lacking], w.lang), course=course.code, cite=cite)
     known = [r.course for r in q.completed if r.course is not None]
     if q.completed:
         done = {c.code for c in known}

@@ -70,6 +70,7 @@ class CatalogQuestion:
     kinds: tuple[str, ...] = ()  # section kinds singled out
     lang: str = "en"
     own_course: bool = False  # the target is the workspace's course, unnamed
+    not_taken: tuple[Resolved, ...] = ()  # courses the learner says they have not taken
 
 
 def question_lang(text: str) -> str:
@@ -137,14 +138,23 @@ def find_terms(folded: str, catalog: Catalog, today: date) -> tuple[tuple[Term, 
     return ((current,) if current else ()), False
 
 
-def _completed_spans(folded: str) -> list[tuple[int, int]]:
-    """Where the learner lists completed courses: after a `completed` cue, up to a clause end."""
+def _spans(folded: str, cues, skip: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Where the learner lists courses after a cue ("I have taken …"), up to a clause end;
+    cues inside a `skip` cue ("修过" inside "没修过") do not count."""
     spans = []
     ends = words()["clause_end"]
-    for _, end in find_cues(folded, words()["completed"]):
+    for start, end in find_cues(folded, cues):
+        if any(s <= start < e for s, e in skip):
+            continue
         stops = [s for s, _ in find_cues(folded[end:], ends)]
         spans.append((end, end + (min(stops) if stops else len(folded) - end)))
     return spans
+
+
+def _completed_spans(folded: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(spans of completed courses, spans of courses not taken)."""
+    negations = find_cues(folded, words()["not_completed"])
+    return _spans(folded, words()["completed"], negations), _spans(folded, words()["not_completed"])
 
 
 def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None = None) -> CatalogQuestion | None:
@@ -167,9 +177,11 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
     year = find_year(folded)
     # Positions are those of the NFKC text; fold_title only folds case and spaces, close enough for spans.
     named = mentions(" ".join(question.split()), catalog)
-    spans = _completed_spans(folded) if "prerequisites" in intents else []
-    completed = tuple(r for r, at in named if any(s <= at < e for s, e in spans))
-    targets = tuple(r for r, at in named if not any(s <= at < e for s, e in spans))
+    spans, negated = _completed_spans(folded) if "prerequisites" in intents else ([], [])
+    inside = lambda at, where: any(s <= at < e for s, e in where)  # noqa: E731
+    completed = tuple(r for r, at in named if inside(at, spans) and not inside(at, negated))
+    not_taken = tuple(r for r, at in named if inside(at, negated))
+    targets = tuple(r for r, at in named if not inside(at, spans) and not inside(at, negated))
     if program is not None:
         program_words = set(fold_title(w) for w in _program_keys(program))
         targets = tuple(t for t in targets if not (t.how == "title" and t.typed in program_words))
@@ -188,4 +200,4 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
         intents = ["program"] + [i for i in intents if i in ("prerequisites", "reverse") and targets and not own]
     terms, every = find_terms(folded, catalog, today)
     kinds = tuple(kind for kind, cues in words()["kinds"].items() if has_cue(folded, cues))
-    return CatalogQuestion(tuple(intents), targets, completed, program, year, terms, every, kinds, question_lang(question), own)
+    return CatalogQuestion(tuple(intents), targets, completed, program, year, terms, every, kinds, question_lang(question), own, not_taken)
