@@ -222,3 +222,14 @@ def test_another_catalog_is_answered_the_same_way(other, question, facts, refuse
     assert reply is not None and reply.refused is refused
     for fact in facts:
         assert fact in reply.text, reply.text
+
+
+@pytest.mark.parametrize("text, year", [
+    ("what does the program require in year 2", 2), ("courses of the 3rd year", 3), ("second-year courses", 2),
+    ("sophomore courses", 2), ("大二必修", 2), ("第三学年", 3), ("第 4 年", 4), ("year four", 4),
+    ("the second course", None), ("what is required", None),
+])
+def test_years_of_study_are_read(text, year):
+    from courserag.catalog.questions import find_year
+
+    assert find_year(text) == year

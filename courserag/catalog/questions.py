@@ -102,19 +102,29 @@ def find_program(folded: str, catalog: Catalog) -> Program | None:
     return best[1] if best else None
 
 
+_ORDINAL_YEAR = re.compile(r"(?:year|第)\s*(\d)\s*(?:年|学年)?|(\d)(?:st|nd|rd|th)[ -]year|([1-8])\s*年级")
+_WORD_YEAR = re.compile(r"year (one|two|three|four)\b")
+
+
 def find_year(folded: str) -> int | None:
+    """The year of study a question names: "year 2", "2nd year", "second year", "sophomore", 大二, 第二学年."""
     table = words()["years"]
-    for word, year in table["zh"].items():
+    for word, year in sorted(table["zh"].items(), key=lambda item: -len(item[0])):
         if word in folded:
             return int(year)
-    match = re.search(r"(?:year|第)\s*(\d)\s*(?:年|学年)?|(\d)(?:st|nd|rd|th)[ -]year|([1-8])\s*年级", folded)
+    match = _ORDINAL_YEAR.search(folded)
     if match:
         return int(next(g for g in match.groups() if g))
     for word, year in table["en"].items():
-        if re.search(rf"(?<![\w]){word}[ -]year", folded) or re.search(rf"(?<![\w]){word}s?(?![\w])", folded) and word in ("freshman", "sophomore", "junior", "senior"):
+        if re.search(rf"(?<![\w]){word}[ -]year", folded) or re.search(rf"(?<![\w]){word}s?(?![\w])", folded) and not year_word_is_ordinal(word):
             return int(year)
-    match = re.search(r"year (one|two|three|four)\b", folded)
+    match = _WORD_YEAR.search(folded)
     return {"one": 1, "two": 2, "three": 3, "four": 4}[match.group(1)] if match else None
+
+
+def year_word_is_ordinal(word: str) -> bool:
+    """"second" names a year only before "year"; "sophomore" names one alone."""
+    return word in ("first", "second", "third", "fourth", "fifth")
 
 
 def find_terms(folded: str, catalog: Catalog, today: date) -> tuple[tuple[Term, ...], bool]:
