@@ -182,3 +182,16 @@ def test_the_bench_catalog_is_valid(tmp_path):
     codes = write_catalog(tmp_path / "big", courses=300, terms=3)
     big = load_catalog(tmp_path / "big")
     assert len(big.courses) == len(codes) and len(big.sections) == 3 * len(codes)
+
+
+def test_rows_without_their_trailing_empty_cells_load(tmp_path):
+    folder = _copy(tmp_path)
+    _edit(folder, "programs.csv", "BSC-DS,BSc Data Science,数据科学理学学士,128", "BSC-DS,BSc Data Science")
+    assert load_catalog(folder).programs["BSC-DS"].total_credits == 0
+
+
+def test_a_row_with_too_many_cells_is_named(tmp_path):
+    folder = _copy(tmp_path)
+    _edit(folder, "terms.csv", "2027-06-30", "2027-06-30,extra")
+    with pytest.raises(CatalogError, match="terms.csv row 3: more cells than the header has"):
+        load_catalog(folder)

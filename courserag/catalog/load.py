@@ -73,16 +73,18 @@ def _rows(folder: Path, name: str, problems: list[str]) -> list[tuple[Where, dic
                 return []
             required = REQUIRED[name]
             rows = []
+            width = len(header)
             for cells in reader:
+                if len(cells) != width:
+                    if len(cells) > width:
+                        problems.append(f"{Where(name, reader.line_num)}: more cells than the header has")
+                        continue
+                    cells = cells + [""] * (width - len(cells))  # a spreadsheet drops trailing empty cells
+                cells = [c.strip() for c in cells]
+                if not any(cells):
+                    continue
                 where = Where(name, reader.line_num)
-                if len(cells) > len(header):
-                    problems.append(f"{where}: more cells than the header has")
-                    continue
-                values = dict(zip(header, (c.strip() for c in cells)))
-                if not any(values.values()):
-                    continue
-                for f in FILES[name]:
-                    values.setdefault(f, "")
+                values = dict(zip(header, cells))
                 empty = [f for f in required if not values[f]]
                 if empty:
                     problems.append(f"{where}, {', '.join(empty)}: empty")
