@@ -441,6 +441,14 @@ class RagEngine:
         reply = answer_question(question, catalog, self.settings.catalog_date(), workspace)
         if reply is not None and history and reply.question is not None and reply.question.own_course:
             return None  # "and who teaches it?" after other turns: "it" is theirs to say
+        if reply is not None and workspace is None and reply.question.targets and all(t.how == "title" for t in reply.question.targets):
+            return None  # a workspace the catalog does not cover: "Operating Systems" may be its own course
+        if reply is not None and reply.refused:
+            unknown = {t.typed for t in reply.question.targets if t.course is None}
+            if workspace is None or unknown & own_codes(course):
+                # The catalog does not cover this workspace (or lacks its own code): an unknown
+                # code is for its materials to answer or refuse, as without a catalog.
+                return None
         return reply
 
     def _catalog_stream(

@@ -233,3 +233,18 @@ def test_years_of_study_are_read(text, year):
     from courserag.catalog.questions import find_year
 
     assert find_year(text) == year
+
+
+def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cover_the_workspace(tmp_path, fake_embedder):
+    from dataclasses import replace as change
+
+    from courserag.courses import CourseDirectory
+
+    engine = _engine(tmp_path, fake_embedder)
+    outside = change(engine.course("csc3100"), id="stat101", name="STAT101 Statistics")  # no catalog course
+    engine.directory = CourseDirectory((*engine.directory.courses, outside))
+    assert engine._catalog_reply("stat101", "What are the prerequisites for STAT101?", "both", []) is None
+    assert engine._catalog_reply("stat101", "How many credits is DS2010?", "both", []).facts  # known codes still answered
+    assert engine._catalog_reply("csc3100", "What are the prerequisites for STAT101?", "both", []).refused
+    assert engine._catalog_reply("stat101", "What are the prerequisites for Operating Systems?", "both", []) is None
+    assert engine._catalog_reply("csc3100", "What are the prerequisites for Operating Systems?", "both", []).facts
