@@ -34,6 +34,9 @@ def catalog():
     ("What is CSC1002 worth?", None, ("credits",), ["CSC1002"]),
     ("Is CSC4120 required for the CS major?", None, ("program",), ["CSC4120"]),
     ("Who teaches Operating Systems next term?", None, ("sections",), ["CSC3150"]),
+    ("What is Machine Learning about?", None, ("description",), ["DS3020"]),
+    ("Is DS2010 compulsory for data science majors?", None, ("program",), ["DS2010"]),
+    ("When does CSC4140 meet?", None, ("sections",), ["CSC4140"]),
 ])
 def test_catalog_questions_are_detected(catalog, question, workspace, intents, targets):
     q = detect(question, catalog, TODAY, catalog.by_workspace(workspace) if workspace else None)
@@ -51,6 +54,7 @@ def test_catalog_questions_are_detected(catalog, question, workspace, intents, t
     "助教的答疑时间是什么时候？",
     "第 8 周讲什么内容？",
     "What does week 3 cover?",
+    "What is the worst-case running time of quicksort, and when does it happen?",
 ])
 def test_material_questions_are_not_catalog_questions(catalog, question):
     assert detect(question, catalog, TODAY, catalog.by_workspace("csc3100")) is None
@@ -68,6 +72,7 @@ def test_material_questions_are_not_catalog_questions(catalog, question):
     ("Is STA3020 offered this term?", ["not offered in Fall 2026", "Spring 2027"], ["courses.csv row 9"]),
     ("Is MAT2040 required for the data science major, and in which year?", ["required in year 2"], ["requirements.csv row 34"]),
     ("计算机科学专业的学生必须在哪一年修读这门课？", ["第二学年（大二）", "必修"], ["requirements.csv row 51"]),
+    ("What are the courses in year 1 of Computer Science?", ["Year 1", "CSC1001", "PHY1001"], ["programs.csv row 2"]),
     ("数据科学专业大二必修哪些课？", ["第二学年（大二）", "MAT2040", "STA2001"], ["programs.csv row 3"]),
     ("I have taken CSC1001 and MAT1001, can I take CSC3100?", ["do not yet meet", "MAT2040"], ["courses.csv row 15"]),
     ("I have taken CSC1001 and MAT2040, can I take CSC3100?", ["you meet the prerequisites"], ["courses.csv row 15"]),

@@ -175,16 +175,21 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
     folded = fold_title(question)
     table = words()["intents"]
     intents = [name for name in ("reverse", "prerequisites", "program", "sections", "credits", "description") if has_cue(folded, table[name])]
+    for name, patterns in words().get("intent_patterns", {}).items():
+        if name not in intents and any(re.search(p, folded) for p in patterns):
+            intents.append(name)
     if "sections" not in intents and any(all(has_cue(folded, [w]) for w in pair) for pair in words()["section_pairs"]):
         intents.insert(min(len(intents), 3), "sections")
     if has_cue(folded, words()["materials"]) or any(re.search(p, folded) for p in words()["materials_patterns"]):
         intents = [i for i in intents if i not in ("sections", "credits", "description")]
     if "reverse" in intents and "prerequisites" in intents:
         intents.remove("prerequisites")  # "which courses need X as a prerequisite"
-    if not intents:
-        return None
     program = find_program(folded, catalog)
     year = find_year(folded)
+    if program is not None and year is not None and "program" not in intents:
+        intents.insert(0, "program")  # "courses in year 2 of computer science"
+    if not intents:
+        return None
     # Positions are those of the NFKC text; fold_title only folds case and spaces, close enough for spans.
     named = mentions(" ".join(question.split()), catalog)
     spans, negated = _completed_spans(folded) if "prerequisites" in intents else ([], [])
