@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser_support import ask, citations
-from tests.test_browser import CHROMIUM, browser, open_app, server  # noqa: F401  (fixtures)
+from tests.test_browser import CHROMIUM, browser, open_app, screenshot, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -67,6 +67,7 @@ def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat
             "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["none"])
         assert "DS2010" in page.locator("#cr-course input").input_value()
         assert _fits(page)
+        screenshot(page, f"catalog_{width}_{locale[:2]}.png")
     finally:
         context.close()
 

@@ -207,7 +207,7 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
         return None
     if "program" not in intents and not targets:
         return None
-    if "program" in intents and program is None and not any(i in intents for i in COURSE_INTENTS) and not has_cue(folded, ["program", "programme", "major", "专业", "培养方案", "degree"]):
+    if "program" in intents and program is None and not any(i in intents for i in COURSE_INTENTS) and not has_cue(folded, words()["program_nouns"]):
         intents.remove("program")  # "required" alone, no program: not a program question
         if not intents:
             return None
