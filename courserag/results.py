@@ -45,6 +45,7 @@ class Answer:
     query: str = ""
     course_id: str | None = None
     suggestions: list[dict] = field(default_factory=list)  # a refusal's "you may want to look at"
+    catalog_records: dict[int, dict] = field(default_factory=dict)  # source n -> its catalog file, rows, record id
 
     @property
     def citations(self) -> list[dict]:
@@ -56,10 +57,14 @@ class Answer:
         return [notice.text("en") for notice in self.notices]
 
     def to_json(self) -> dict:
+        citations = self.citations
+        for citation in citations:  # catalog sources also say which record they are
+            if citation["n"] in self.catalog_records:
+                citation["catalog"] = self.catalog_records[citation["n"]]
         return {
             "answer": self.answer,
             "refused": self.refused,
-            "citations": self.citations,
+            "citations": citations,
             "warnings": self.warnings,
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "mode": self.mode,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from pathlib import Path
 from typing import Mapping
 
@@ -127,6 +128,10 @@ class Settings:
     """
 
     course_directory: Path = setting("COURSE_DIRECTORY", PROJECT_ROOT / "course_directory.yaml")
+    # The official course catalog, a folder of CSV files (docs/CATALOG.md); CATALOG=off for none.
+    catalog: Path | None = setting("CATALOG", PROJECT_ROOT / "catalog")
+    # The date (YYYY-MM-DD) that picks the catalog's current term; today when unset.
+    catalog_today: str | None = setting("CATALOG_TODAY", None)
     data_dir: Path = setting("DATA_DIR", PROJECT_ROOT / "data")
     # Converted models; DATA_DIR/models when unset.
     model_cache_dir: Path | None = setting("MODEL_CACHE_DIR", None)
@@ -199,6 +204,7 @@ class Settings:
             settings,
             instructor_enabled=bool(env.get("INSTRUCTOR_TOKEN") or env.get("INSTRUCTOR_TOKENS")),
             server=replace(settings.server, client_header=settings.server.client_header.strip().lower()),
+            catalog=None if env.get("CATALOG", "").strip().lower() in ("off", "none") else settings.catalog,
         )
         settings.validate()
         return settings
@@ -228,6 +234,15 @@ class Settings:
             )
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+        if self.catalog_today is not None:
+            try:
+                date.fromisoformat(self.catalog_today)
+            except ValueError:
+                raise ConfigError(f"CATALOG_TODAY must be a date like 2026-09-01, but got {self.catalog_today!r}") from None
+
+    def catalog_date(self) -> date:
+        """The date that picks the catalog's current term."""
+        return date.fromisoformat(self.catalog_today) if self.catalog_today else date.today()
 
     def embedder_args(self) -> tuple[str, str, str, int]:
         """Arguments of courserag.embedders.get_embedder for these settings."""

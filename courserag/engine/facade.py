@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from courserag.answers.llm import ChatAnswerer
+from courserag.catalog.load import CatalogSource
 from courserag.config.settings import Settings, secret
 from courserag.courses.directory import Course, CourseDirectory, load_course_directory, load_or_last_good, remember_good
 from courserag.courses.indexer import BuildSummary, build_course
 from courserag.embedders import Embedder, get_embedder
+from courserag.engine.catalog_path import CatalogPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import SCOPES, Question, Scope
 from courserag.engine.retriever import Retriever
@@ -79,6 +81,8 @@ class RagEngine:
         self._uploads = UploadService(self.parts)
         self._retriever = Retriever(self.parts)
         self._router = AnswerRouter(self.parts, self._uploads.pending)
+        self.catalog = CatalogSource(settings.catalog)  # the official catalog, read on first use
+        self._catalog = CatalogPath(self.parts, self.catalog)
         self._build_lock = threading.Lock()
 
     @classmethod
@@ -201,10 +205,21 @@ class RagEngine:
         self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
         history: Sequence[object] = (),
     ) -> Iterator[str | Answer]:
-        """Yield the growing answer text while it streams, then the final Answer."""
+        """Yield the growing answer text while it streams, then the final Answer.
+
+        A catalog question (credits, prerequisites, sections, programs… of any course in the
+        catalog) is answered from the catalog before any retrieval (engine/catalog_path.py)."""
         started = time.perf_counter()
         request = Question(course_id, self._router.check(question), session_id, scope, history)
-        retrieval = self._retriever.retrieve(request, self.course(course_id))
+        reply = self._catalog.reply(request)
+        if reply is not None:
+            yield from self._catalog.stream(reply, request, started, self._materials_stream)
+        else:
+            yield from self._materials_stream(request, started)
+
+    def _materials_stream(self, request: Question, started: float) -> Iterator[str | Answer]:
+        """The answer from the course materials and the learner's notes."""
+        retrieval = self._retriever.retrieve(request, self.course(request.course_id))
         yield from self._router.stream(request, retrieval, started)
 
     def ask(

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from courserag.i18n.catalog_messages import CATALOG_MESSAGES
+
 MESSAGES: dict[str, dict[str, str]] = {
     # -- general ------------------------------------------------------------------------
     "plain": {"en": "{text}", "zh": "{text}"},
@@ -450,6 +452,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "✗ 未添加 {name}：{reason}",
     },
 }
+MESSAGES.update(CATALOG_MESSAGES)  # the catalog's answer sentences (courserag/i18n/catalog_messages.py)
 
 
 def render(code: str, params: Mapping[str, object] | None = None, lang: str = "en") -> str:

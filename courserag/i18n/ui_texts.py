@@ -8,6 +8,7 @@ Tests check that every key has a Chinese text.
 
 from __future__ import annotations
 
+from courserag.i18n.catalog_texts import CATALOG_TEXT
 from courserag.i18n.instructor_texts import INSTRUCTOR_TEXT
 
 LANG_CHOICES = [("English", "en"), ("中文", "zh")]
@@ -170,6 +171,7 @@ TEXT: dict[str, dict[str, str]] = {
 
 
 TEXT.update(INSTRUCTOR_TEXT)
+TEXT.update(CATALOG_TEXT)
 
 
 def t(lang: str | None, key: str, **values) -> str:

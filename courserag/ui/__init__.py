@@ -24,6 +24,7 @@ from pathlib import Path
 import gradio as gr
 
 from courserag.config.settings import Settings
+from courserag.ui.catalog_tab import build_catalog_tab
 from courserag.ui.files import routes
 from courserag.ui.instructor_tab import InstructorTab
 from courserag.ui.labels import Labels
@@ -66,6 +67,7 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
                             scale=0, min_width=200)
         with gr.Tabs():
             study = build_study_tab(app, labels, lang, sid)
+            build_catalog_tab(app, labels, lang, sid, study)  # the course catalog's roadmap, when there is a catalog
             instructor.build_tab(labels, app.course_choices(), app.default_course(), settings.instructor_enabled, lang)
 
         demo.load(

@@ -1,0 +1,170 @@
+"""Course codes and titles as a learner types them, resolved against the catalog.
+
+`csc3100`, `CSC 3100`, `CSC-3100` and full-width `ＣＳＣ３１００` are one code. A code
+that is not in the catalog is "not in the catalog", never the nearest real one, with one
+exception: a typing slip (one character added, dropped, changed or two swapped) that cannot
+itself be a code of this catalog, because its letters are no prefix the catalog uses or
+its digit count is one no code with those letters has, and that is one slip from exactly
+one catalog code ("CSV3100", "CSC310" for CSC3100). "CSC3170" is well formed: it may be a
+real course the catalog does not list, so it is never read as CSC3100.
+
+Pure functions over a `Catalog`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from courserag.catalog.model import Catalog, CatalogCourse
+
+_CODE_SHAPE = re.compile(r"^([A-Z]{2,5})(\d{3,5})$")
+# A code inside free text: letters, an optional space or hyphen, digits (after NFKC).
+_CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,5})(?![A-Za-z0-9]|-\d)")
+
+
+def normalize_code(text: str) -> str:
+    """"csc 3100", "CSC-3100", "ＣＳＣ３１００" -> "CSC3100" (no validation)."""
+    if _CODE_SHAPE.match(text):
+        return text
+    folded = unicodedata.normalize("NFKC", text).upper()
+    return re.sub(r"[\s\-_.]+", "", folded)
+
+
+def is_code(text: str) -> bool:
+    return bool(_CODE_SHAPE.match(normalize_code(text)))
+
+
+def codes_in(text: str) -> list[tuple[str, int]]:
+    """The code-shaped tokens of a text, normalised, with where each starts, in order."""
+    folded = unicodedata.normalize("NFKC", text)
+    return [((m.group(1) + m.group(2)).upper(), m.start()) for m in _CODE_IN_TEXT.finditer(folded)]
+
+
+def one_slip(a: str, b: str) -> bool:
+    """True when `a` and `b` differ by one inserted, deleted or changed character, or two
+    neighbouring characters swapped (a typing slip)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _could_be_real(code: str, catalog: Catalog) -> bool:
+    """A well-formed code of this catalog's scheme: known letters and a digit count that
+    codes with those letters have."""
+    match = _CODE_SHAPE.match(code)
+    if not match:
+        return False
+    letters, digits = match.groups()
+    return len(digits) in catalog.digit_counts.get(letters, ())
+
+
+def digit_counts(codes) -> dict[str, frozenset[int]]:
+    """Letters -> the digit counts codes with those letters have (built once, load.py)."""
+    counts: dict[str, set[int]] = {}
+    for known in codes:
+        m = _CODE_SHAPE.match(known)
+        if m:
+            counts.setdefault(m.group(1), set()).add(len(m.group(2)))
+    return {k: frozenset(v) for k, v in counts.items()}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a typed code or title names."""
+
+    typed: str  # as normalised
+    course: CatalogCourse | None
+    how: str  # "code", "alias" (cross-listed or former code), "typo", "title", "unknown"
+
+
+def resolve_code(typed: str, catalog: Catalog) -> Resolved:
+    """The catalog course a typed code names, or `how="unknown"` (see the module docstring)."""
+    code = normalize_code(typed)
+    own = catalog.aliases.get(code)
+    if own:
+        return Resolved(code, catalog.courses[own], "code" if own == code else "alias")
+    if _could_be_real(code, catalog):
+        return Resolved(code, None, "unknown")
+    near = {catalog.aliases[k] for k in catalog.aliases if abs(len(k) - len(code)) <= 1 and one_slip(code, k)}
+    if len(near) == 1:
+        return Resolved(code, catalog.courses[near.pop()], "typo")
+    return Resolved(code, None, "unknown")
+
+
+def fold_title(text: str) -> str:
+    """Titles and questions compared alike: NFKC, case-folded, single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+MAX_TITLE_WORDS = 10
+
+
+def _word_key(folded: str) -> str:
+    return " ".join(_WORDS.findall(folded))
+
+
+def title_tables(courses) -> tuple[dict[str, str], dict[str, str]]:
+    """(English titles by their words, other titles without spaces) -> own code, for
+    titles that name one course only; built once per catalog (load.py)."""
+    seen: dict[tuple[bool, str], set[str]] = {}
+    for course in courses:
+        for title in (course.title_en, course.title_zh, *course.former_titles):
+            folded = fold_title(title)
+            if not folded:
+                continue
+            key = (True, _word_key(folded)) if folded.isascii() else (False, folded.replace(" ", ""))
+            if key[1]:
+                seen.setdefault(key, set()).add(course.code)
+    ascii_titles = {k: c.pop() for (is_ascii, k), c in seen.items() if is_ascii and len(c) == 1}
+    other = {k: c.pop() for (is_ascii, k), c in seen.items() if not is_ascii and len(c) == 1}
+    return ascii_titles, other
+
+
+def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
+    """Courses whose title (English, Chinese or former) the text names, by dictionary
+    look-ups of its word runs and character runs (no scan over every title); the longest
+    match wins where titles overlap ("Calculus II" over "Calculus I"), in order of position."""
+    folded = fold_title(text)
+    found: list[tuple[int, int, str]] = []  # (start, end, own code) in `folded`
+    words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(folded)]
+    for i in range(len(words)):
+        for n in range(min(MAX_TITLE_WORDS, len(words) - i), 0, -1):
+            key = " ".join(w for _, _, w in words[i:i + n])
+            own = catalog.titles_en.get(key)
+            if own:
+                found.append((words[i][0], words[i + n - 1][1], own))
+                break
+    if catalog.titles_other:
+        longest = max(map(len, catalog.titles_other))
+        chars = [(i, ch) for i, ch in enumerate(folded) if ch != " "]
+        flat = "".join(ch for _, ch in chars)
+        for i in range(len(flat)):
+            for n in range(min(longest, len(flat) - i), 1, -1):
+                own = catalog.titles_other.get(flat[i:i + n])
+                if own:
+                    found.append((chars[i][0], chars[i + n - 1][0] + 1, own))
+                    break
+    kept: list[tuple[int, int, str]] = []
+    for start, end, own in sorted(found, key=lambda f: (-(f[1] - f[0]), f[0])):
+        if all(end <= s or start >= e for s, e, _ in kept):
+            kept.append((start, end, own))
+    return [(catalog.courses[own], start) for start, _, own in sorted(kept)]
+
+
+def mentions(text: str, catalog: Catalog) -> list[tuple[Resolved, int]]:
+    """Every course the text names, by code or by title, in order of position (a code
+    inside a title match counts once)."""
+    out: list[tuple[Resolved, int]] = [(resolve_code(code, catalog), at) for code, at in codes_in(text)]
+    for course, at in titles_in(text, catalog):
+        if not any(r.course is not None and r.course.code == course.code for r, _ in out):
+            out.append((Resolved(fold_title(course.title_en), course, "title"), at))
+    return sorted(out, key=lambda pair: pair[1])

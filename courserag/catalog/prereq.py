@@ -1,0 +1,145 @@
+"""Prerequisite expressions: `CSC1001 and (MAT1001 or MAT1002)`, parsed, checked, said.
+
+Grammar (`and` binds tighter than `or`, parentheses group; also `&`, `|`, `,` for and):
+    expr := all ("or" all)* ;  all := item ("and" item)* ;  item := CODE | "(" expr ")"
+An empty cell means no prerequisite. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Collection
+
+from courserag.catalog.codes import normalize_code
+from courserag.catalog.model import AllOf, AnyOf, Expr, Need
+
+_TOKEN = re.compile(r"\s*(\(|\)|&|\||,|\band\b|\bor\b|[A-Za-z]{2,5}[ \-]?\d{3,5})", re.IGNORECASE)
+
+
+class PrereqSyntaxError(ValueError):
+    """An expression that cannot be read; the message says where."""
+
+
+def _tokens(text: str) -> list[str]:
+    tokens, at = [], 0
+    text = text.strip()
+    while at < len(text):
+        match = _TOKEN.match(text, at)
+        if not match:
+            raise PrereqSyntaxError(f"cannot read {text[at:].strip()[:20]!r} in {text!r}")
+        word = match.group(1)
+        low = word.lower()
+        tokens.append("and" if low in ("and", "&", ",") else "or" if low in ("or", "|") else word if word in "()" else normalize_code(word))
+        at = match.end()
+        while at < len(text) and text[at].isspace():
+            at += 1
+    return tokens
+
+
+def parse_prereq(text: str) -> Expr | None:
+    """The expression tree, or None for an empty cell; PrereqSyntaxError when malformed."""
+    tokens = _tokens(text or "")
+    if not tokens:
+        return None
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def take() -> str:
+        nonlocal position
+        if position >= len(tokens):
+            raise PrereqSyntaxError(f"{text!r} ends too early")
+        position += 1
+        return tokens[position - 1]
+
+    def item() -> Expr:
+        token = take()
+        if token == "(":
+            inner = expr()
+            if take() != ")":
+                raise PrereqSyntaxError(f"a '(' is not closed in {text!r}")
+            return inner
+        if token in ("and", "or", ")"):
+            raise PrereqSyntaxError(f"a course code was expected before {token!r} in {text!r}")
+        return Need(token)
+
+    def all_of() -> Expr:
+        parts = [item()]
+        while peek() == "and":
+            take()
+            parts.append(item())
+        return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
+
+    def expr() -> Expr:
+        parts = [all_of()]
+        while peek() == "or":
+            take()
+            parts.append(all_of())
+        return parts[0] if len(parts) == 1 else AnyOf(tuple(parts))
+
+    tree = expr()
+    if position != len(tokens):
+        raise PrereqSyntaxError(f"unexpected {tokens[position]!r} in {text!r}")
+    return tree
+
+
+def codes_of(expr: Expr | None) -> tuple[str, ...]:
+    """Every code an expression names, in order, each once."""
+    if expr is None:
+        return ()
+    if isinstance(expr, Need):
+        return (expr.code,)
+    out: list[str] = []
+    for part in expr.parts:
+        out.extend(c for c in codes_of(part) if c not in out)
+    return tuple(out)
+
+
+def satisfied(expr: Expr | None, done: Collection[str]) -> bool:
+    """Whether the completed courses `done` (own codes) meet the expression."""
+    if expr is None:
+        return True
+    if isinstance(expr, Need):
+        return expr.code in done
+    results = (satisfied(part, done) for part in expr.parts)
+    return all(results) if isinstance(expr, AllOf) else any(results)
+
+
+def missing(expr: Expr | None, done: Collection[str]) -> Expr | None:
+    """What is still needed: the unmet part of the expression (None when it is met)."""
+    if expr is None or satisfied(expr, done):
+        return None
+    if isinstance(expr, Need):
+        return expr
+    if isinstance(expr, AnyOf):
+        return expr
+    left = tuple(m for m in (missing(p, done) for p in expr.parts) if m is not None)
+    return left[0] if len(left) == 1 else AllOf(left)
+
+
+def say(expr: Expr | None, lang: str, name: Callable[[str], str] = lambda code: code) -> str:
+    """The expression in plain words: "CSC1001 and either MAT1001 or MAT1002";
+    "CSC1001，以及 MAT1001 或 MAT1002 中的一门". `name` turns a code into how to show it."""
+    if expr is None:
+        return "无" if lang == "zh" else "none"
+    return _say(expr, lang, name, top=True)
+
+
+def _say(expr: Expr, lang: str, name: Callable[[str], str], top: bool = False) -> str:
+    """A compound part inside another is put in brackets, so "and" and "or" never blur."""
+    if isinstance(expr, Need):
+        return name(expr.code)
+    parts = [_say(p, lang, name) for p in expr.parts]
+    if isinstance(expr, AllOf):
+        if lang == "zh":
+            text = "、".join(parts[:-1]) + " 和 " + parts[-1]
+        else:
+            text = " and ".join(parts) if len(parts) == 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    elif lang == "zh":
+        text = " 或 ".join(parts) + ("" if top else " 中的一门")
+    else:
+        text = ("either " + " or ".join(parts)) if len(parts) == 2 else "one of " + ", ".join(parts)
+    if top:
+        return text
+    return f"（{text}）" if lang == "zh" else f"({text})"

@@ -1,0 +1,88 @@
+"""Catalog questions, answered from the official catalog before any retrieval.
+
+Credits, prerequisites, sections, rooms and programs of any course in the catalog are
+official data (courserag/catalog/): they are answered exactly and cited to their rows. For
+what the workspace's own syllabus may also state (prerequisites, credits, description) the
+materials' answer follows the catalog's, renumbered after it, with a note when they disagree.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterator
+
+from courserag.catalog.answers import CatalogReply, answer_question
+from courserag.catalog.load import CatalogSource
+from courserag.catalog.questions import MERGED_INTENTS
+from courserag.catalog.route import disagrees, fact_items, record_of, renumber, shift_markers
+from courserag.courses.codes import own_codes
+from courserag.engine.parts import EngineParts
+from courserag.engine.requests import Question
+from courserag.i18n.messages import render
+from courserag.results import Answer
+from courserag.retrieval.followup import looks_like_followup
+
+MaterialsStream = Callable[[Question, float], Iterator["str | Answer"]]
+
+
+class CatalogPath:
+    """Decides whether the catalog answers a question, and streams that answer."""
+
+    def __init__(self, parts: EngineParts, source: CatalogSource):
+        self.parts = parts
+        self.source = source
+
+    def reply(self, question: Question) -> CatalogReply | None:
+        """The catalog's reply, or None when the question is not a catalog question (or
+        is a follow-up, or asks the learner's notes only)."""
+        course = self.parts.directory.get(question.course_id)
+        catalog = self.source.catalog
+        if catalog is None or question.scope == "notes" or (question.history and looks_like_followup(question.text)):
+            return None
+        workspace = catalog.by_workspace(question.course_id) or next(
+            (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None)
+        reply = answer_question(question.text, catalog, self.parts.settings.catalog_date(), workspace)
+        if reply is None:
+            return None
+        asked = reply.question
+        if question.history and asked is not None and asked.own_course:
+            return None  # "and who teaches it?" after other turns: "it" is theirs to say
+        if workspace is None and asked.targets and all(t.how == "title" for t in asked.targets):
+            return None  # a workspace the catalog does not cover: "Operating Systems" may be its own course
+        if reply.refused:
+            unknown = {t.typed for t in asked.targets if t.course is None}
+            if workspace is None or unknown & own_codes(course):
+                # The catalog does not cover this workspace (or lacks its own code): an unknown
+                # code is for its materials to answer or refuse, as without a catalog.
+                return None
+        return reply
+
+    def stream(self, reply: CatalogReply, question: Question, started: float, materials: MaterialsStream) -> Iterator[str | Answer]:
+        """The catalog's answer; for what the course's own syllabus may also state, followed
+        by the materials' answer (renumbered after the catalog's sources)."""
+        catalog = self.source.catalog
+        items = fact_items(catalog, reply.facts)
+        answer = Answer(question.text, reply.text, reply.refused, items, query=question.text, course_id=question.course_id, mode="catalog")
+        answer.catalog_records = {item.n: record_of(catalog, fact) for item, fact in zip(items, reply.facts)}
+        asked = reply.question
+        own = (
+            asked is not None and len(asked.targets) == 1 and asked.targets[0].course is not None
+            and asked.targets[0].course.workspace == question.course_id
+        )
+        if not reply.refused and own and set(asked.intents) <= MERGED_INTENTS and question.scope != "notes":
+            material = None
+            head = reply.text + "\n\n" + render("cat_materials_say", None, asked.lang) + "\n"
+            for update in materials(question, started):
+                if isinstance(update, Answer):
+                    material = update
+                else:
+                    yield head + shift_markers(update, len(items))
+            if material is not None and not material.refused:
+                text = shift_markers(material.answer, len(items))
+                note = "\n\n" + render("cat_disagree", None, asked.lang) if disagrees(reply, catalog, material.answer) else ""
+                answer.answer = head + text + note
+                answer.items = items + renumber(material.items, len(items))
+                answer.notices.extend(material.notices)
+        now = time.perf_counter()
+        answer.timings_ms = {"retrieval": 0.0, "answer": (now - started) * 1000, "total": (now - started) * 1000}
+        yield answer

@@ -1,0 +1,28 @@
+"""The Catalog tab's words (joined to courserag/i18n/ui_texts.py's table)."""
+
+CATALOG_TEXT: dict[str, dict[str, str]] = {
+    "tab_catalog": {"en": "Catalog", "zh": "课程目录"},
+    "catalog_program": {"en": "Program", "zh": "专业"},
+    "catalog_head": {"en": "{program} · {credits} credits in total · this term: {term}",
+                     "zh": "{program} · 总学分 {credits} · 本学期：{term}"},
+    "catalog_year": {"en": "Year {year}", "zh": "第{year}"},
+    "catalog_credits": {"en": "{credits} credits", "zh": "{credits} 学分"},
+    "catalog_required": {"en": "required", "zh": "必修"},
+    "catalog_elective": {"en": "elective", "zh": "选修"},
+    "catalog_prereq": {"en": "Prerequisites: {prereq}", "zh": "先修：{prereq}"},
+    "catalog_this_term": {"en": "This term: {sections}", "zh": "本学期：{sections}"},
+    "catalog_not_this_term": {"en": "Not offered this term", "zh": "本学期不开课"},
+    "catalog_hint": {"en": "Click a course to see its card; a course with a workspace is also selected for the chat.",
+                     "zh": "点击课程查看详情；有学习空间的课程会同时被选为聊天的课程。"},
+    "catalog_card_codes": {"en": "Also listed as {codes}", "zh": "其他代码：{codes}"},
+    "catalog_card_coreq": {"en": "Co-requisites: {codes}", "zh": "同修：{codes}"},
+    "catalog_card_excl": {"en": "Exclusions: {codes}", "zh": "互斥课程：{codes}"},
+    "catalog_card_needed": {"en": "Needed for: {codes}", "zh": "后续课程：{codes}"},
+    "catalog_card_sections": {"en": "Sections", "zh": "开课安排"},
+    "catalog_card_programs": {"en": "In programs", "zh": "所属专业"},
+    "catalog_card_in_program": {"en": "{program}: {kind}, year {year} ({module})", "zh": "{program}：第{year}{kind}（{module}）"},
+    "catalog_card_none": {"en": "none", "zh": "无"},
+    "catalog_card_selected": {"en": "Selected for the chat: {name}", "zh": "已选为聊天课程：{name}"},
+    "catalog_card_no_workspace": {"en": "This course has no workspace in the assistant.", "zh": "本课程在学习助手中没有学习空间。"},
+    "catalog_card_source": {"en": "Source: {source}", "zh": "来源：{source}"},
+}

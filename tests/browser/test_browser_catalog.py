@@ -1,0 +1,84 @@
+"""The Catalog tab in a real browser (issue 23): the roadmap at two widths and in two
+languages, a course card on a click, and the chat switching to the course's workspace.
+
+Uses the app and browser of tests/browser/test_browser.py (one app per module, real model, sample
+courses and the sample catalog)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser_support import ask, citations
+from tests.browser.test_browser import CHROMIUM, browser, open_app, screenshot, server  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.slow
+
+WORDS = {
+    "en-US": {"tab": "Catalog", "year1": "Year 1", "credits": "credits", "selected": "Selected for the chat",
+              "none": "no workspace", "program": "BSc Data Science"},
+    "zh-CN": {"tab": "课程目录", "year1": "第一学年", "credits": "学分", "selected": "已选为聊天课程",
+              "none": "没有学习空间", "program": "数据科学理学学士"},
+}
+
+
+def _open_catalog(page, words):
+    page.get_by_role("tab", name=words["tab"]).click()
+    page.wait_for_function(
+        "(text) => (document.querySelector('#cr-roadmap')?.innerText || '').includes(text)", arg=words["year1"])
+
+
+def _choose_program(page, name):
+    page.click("#cr-program input")
+    page.get_by_role("option", name=name).click()
+    page.wait_for_function("() => !!document.querySelector('#cr-roadmap .cr-road-course[data-code=\"DS2010\"]')")
+
+
+def _fits(page) -> bool:
+    return page.evaluate(
+        "() => { const r = document.querySelector('#cr-roadmap');"
+        " return document.documentElement.scrollWidth <= window.innerWidth + 1 && r.scrollWidth <= r.clientWidth + 1; }")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("width", [1366, 420])
+def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat(browser, server, width, locale):  # noqa: F811
+    words = WORDS[locale]
+    context, page = open_app(browser, server, width=width, height=900, locale=locale)
+    try:
+        _open_catalog(page, words)
+        _choose_program(page, words["program"])
+        roadmap = page.locator("#cr-roadmap")
+        years = [h.inner_text() for h in roadmap.locator(".cr-road-year h3").all()]
+        assert len(years) == 4 and years[0].startswith(words["year1"][:2])
+        ds2010 = roadmap.locator('.cr-road-course[data-code="DS2010"]')
+        text = ds2010.inner_text()
+        assert "DS2010" in text and words["credits"] in text and "MAT2040" in text
+        assert ds2010.locator(".cr-road-sections").count() == 1  # this term's sections (or "not offered")
+        assert _fits(page), "the roadmap is wider than the screen"
+        ds2010.click()
+        page.wait_for_function(
+            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["selected"])
+        card = page.locator("#cr-catalog-card").inner_text()
+        assert "DS2010" in card and "理学楼 305" in card
+        page.wait_for_function("() => (document.querySelector('#cr-course input')?.value || '').includes('DS2010')")
+        # A course with no workspace opens its card and leaves the chat's course alone.
+        roadmap.locator('.cr-road-course[data-code="MAT1001"]').click()
+        page.wait_for_function(
+            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["none"])
+        assert "DS2010" in page.locator("#cr-course input").input_value()
+        assert _fits(page)
+        screenshot(page, f"catalog_{width}_{locale[:2]}.png")
+    finally:
+        context.close()
+
+
+def test_a_catalog_answer_cites_its_row_in_the_source_list(browser, server):  # noqa: F811
+    context, page = open_app(browser, server)
+    try:
+        answer = ask(page, "How many credits is DS2010?")
+        assert "3 credits" in answer.inner_text()
+        cites = citations(answer)
+        assert cites and cites[0]["file"].endswith("courses.csv") and "DS2010" in cites[0]["locator"]
+        assert cites[0]["href"] is None  # a catalog row is no course file to open
+    finally:
+        context.close()
