@@ -27,6 +27,31 @@ _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 _SPACE_NEXT_TO_CJK = re.compile(f"(?<=[{_CJK}]) | (?=[{_CJK}])")
 
 
+# What a learner reads of an answer: its first WINDOW words, a CJK character counting as a
+# word (../shared/eval/answer_eval.py's definitions; tests/unit/answers/test_qa_eval.py checks they agree).
+WINDOW = 120
+_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:[.,:/-][a-z0-9]+)*")
+
+
+def _eval_norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text or "").lower()
+    text = re.sub(r"[*`_]", "", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"\s*([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])\s*", r"\1", text)
+
+
+def answer_words(text: str) -> list[str]:
+    """Latin words and numbers, and single CJK characters, in order (answer_eval's `words`)."""
+    return _WORD.findall(_eval_norm(text))
+
+
+def first_words(text: str, n: int = WINDOW) -> str:
+    """The normalised text up to the end of its n-th word, punctuation kept (for fact matching)."""
+    text = _eval_norm(text)
+    ends = [m.end() for m in _WORD.finditer(text)]
+    return text if len(ends) <= n else text[: ends[n - 1]]
+
+
 def normalize_answer(text: str) -> str:
     """NFKC, lower case, dashes as '-', no '*' or '`', single spaces, none next to CJK."""
     text = unicodedata.normalize("NFKC", text or "").lower()
@@ -71,6 +96,8 @@ class QAScore:
     cited: bool
     refused: bool
     answer: str = ""
+    top_chunk: bool = False  # the baseline: the first WINDOW words of the top cited text hold every fact
+    ms: float | None = None  # the engine's timings_ms["total"]
 
     @property
     def false_refusal(self) -> bool:
@@ -86,15 +113,20 @@ def fact_found(fact: Sequence[str], normalized_answer: str) -> bool:
     return any(normalize_answer(alternative) in normalized_answer for alternative in fact)
 
 
-def score(item: QAItem, answer: str, refused: bool, cited_sources: Iterable[str]) -> QAScore:
-    """Score one result the way the set's README says."""
+def score(item: QAItem, answer: str, refused: bool, cited_sources: Iterable[str], top_text: str = "",
+          ms: float | None = None) -> QAScore:
+    """Score one result the way the set's README says; `top_text` is the top cited text, for
+    the baseline that answers with its first WINDOW words."""
     if not item.answerable:
-        return QAScore(item, correct=refused, fact_recall=0.0, cited=False, refused=refused, answer=answer)
+        return QAScore(item, correct=refused, fact_recall=0.0, cited=False, refused=refused, answer=answer, ms=ms)
     text = normalize_answer(answer)
     found = [fact_found(fact, text) for fact in item.facts]
     recall = sum(found) / len(found) if found else 1.0
     cited = any(str(source).endswith(gold) for source in cited_sources for gold in item.sources)
-    return QAScore(item, correct=all(found) and not refused, fact_recall=recall, cited=cited, refused=refused, answer=answer)
+    top = normalize_answer(first_words(top_text))
+    top_chunk = bool(top_text) and not refused and all(fact_found(fact, top) for fact in item.facts)
+    return QAScore(item, correct=all(found) and not refused, fact_recall=recall, cited=cited, refused=refused,
+                   answer=answer, top_chunk=top_chunk, ms=ms)
 
 
 @dataclass
@@ -115,6 +147,7 @@ class QAReport:
     def summary(self) -> dict[str, float]:
         answerable = [s for s in self.scores if s.item.answerable]
         unanswerable = [s for s in self.scores if not s.item.answerable]
+        ms = sorted(s.ms for s in self.scores if s.ms is not None)
         return {
             "questions": len(self.scores),
             "correct": self._share([s.correct for s in self.scores]),
@@ -122,6 +155,12 @@ class QAReport:
             "cited": self._share([s.cited for s in answerable]),
             "false_refusals": self._share([s.refused for s in answerable]),
             "refuse_ok": self._share([s.refused for s in unanswerable]),
+            # beside `correct_answerable`: the same answerable questions answered by the top chunk
+            "correct_answerable": self._share([s.correct for s in answerable]),
+            "top_chunk": self._share([s.top_chunk for s in answerable]),
+            "words": _median([len(answer_words(s.answer)) for s in self.scores if not s.refused]),
+            "ms_median": _median(ms),
+            "ms_p95": ms[int(len(ms) * 0.95)] if ms else None,
         }
 
     def to_json(self) -> dict:
@@ -142,7 +181,15 @@ class QAReport:
             f"fact recall {summary['fact_recall']:.3f} · cited {summary['cited']:.3f} · "
             f"false refusals {summary['false_refusals']:.3f} · refuse_ok {summary['refuse_ok']:.3f}"
         )
+        lines.append(f"answerable: correct {summary['correct_answerable']:.3f} · top chunk {summary['top_chunk']:.3f}"
+                     f" · words (median) {summary['words']}"
+                     + (f" · ask ms median {summary['ms_median']:.0f}, p95 {summary['ms_p95']:.0f}" if summary["ms_median"] else ""))
         return "\n".join(lines)
+
+
+def _median(values: Sequence) -> float | int | None:
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
 
 
 def run(engine, items: Sequence[QAItem], progress=None) -> QAReport:
@@ -150,7 +197,9 @@ def run(engine, items: Sequence[QAItem], progress=None) -> QAReport:
     report = QAReport()
     for number, item in enumerate(items, start=1):
         result = engine.ask(item.course, item.question, history=list(item.history))
-        report.scores.append(score(item, result.answer, result.refused, [c["source"] for c in result.citations]))
+        citations = result.citations
+        report.scores.append(score(item, result.answer, result.refused, [c["source"] for c in citations],
+                                   citations[0].get("text", "") if citations else "", result.timings_ms.get("total")))
         if progress:
             progress(number, len(items))
     return report

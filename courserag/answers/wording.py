@@ -24,11 +24,7 @@ def write_extractive(
     answer: Answer, retrieval: Retrieval, codes: CodeCheck, course: Course, similarity: Callable, word_vectors: Callable,
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
-    composition = compose(
-        retrieval.query, retrieval.items, _ask(answer.question, retrieval.query), similarity,
-        floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
-        ignore=tuple(own_codes(course)), word_vectors=word_vectors, people=person_names(course.instructors),
-    )
+    composition = compose_answer(answer.question, retrieval, codes, course, similarity, word_vectors)
     if composition.refused:
         if composition.reason == "missing_code":
             refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
@@ -36,6 +32,19 @@ def write_extractive(
             refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
         return
     answer.answer = render(composition, _lead(answer.question, composition))
+
+
+def compose_answer(
+    question: str, retrieval: Retrieval, codes: CodeCheck, course: Course, similarity: Callable, word_vectors: Callable,
+    refusal_model="shipped",
+):
+    """The composer's choice for this question (scripts/fit_refusal.py reads its features)."""
+    return compose(
+        retrieval.query, retrieval.items, _ask(question, retrieval.query), similarity,
+        floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
+        ignore=tuple(own_codes(course)), word_vectors=word_vectors, people=person_names(course.instructors),
+        refusal_model=refusal_model,
+    )
 
 
 def _ask(question: str, query: str):

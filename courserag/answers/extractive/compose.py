@@ -21,6 +21,7 @@ from courserag.lang.bridge import glosses
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
 from courserag.answers.extractive.recency import issued, states_change
+from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.retrieval.packing import ContextItem
 from courserag.courses.codes import course_codes
@@ -61,6 +62,10 @@ _CONTRACTION = re.compile(r"^(\w+)['’](?:m|s|re|ve|d|ll|t)$")
 MAX_UNITS = 3
 MAX_LIST_UNITS = 5
 MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
+# What a learner reads in seconds: a unit that would start past this many words (a CJK
+# character counts as one) is left out, unless a list was asked for (a list is quoted whole).
+MAX_ANSWER_WORDS = 120
+_ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
 # A sentence's similarity margin over the question's floor (calibration.py). Measured on
 # the shared sets (the sentence holding the answer vs the best sentence of another
 # article): in one language answers sit 0.14-0.19 above the floor and others below 0.10;
@@ -120,6 +125,7 @@ class Composition:
     reason: str = ""
     nearest: int | None = None
     newer: tuple[int, int, int] | None = None  # the date of a notice quoted first as the newer word
+    features: tuple[tuple[str, float], ...] = ()  # what the answer-or-refuse decision saw (refusal.py)
 
 
 def subject_tokens(question: str, ignore: Sequence[str] = ()) -> set[str]:
@@ -342,12 +348,17 @@ def compose(
     required: Sequence[str] = (),
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
+    refusal_model: RefusalModel | None | str = "shipped",
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
     `required` are identifiers (course codes of no listed course) that every quoted unit
     must name: a question about MAT-2040 is answered only by what the materials say of it.
+    `refusal_model` decides whether the best units answer at all (refusal.py; "shipped":
+    the fitted weights, None: the hand-set rules of `_refusal`).
     """
+    # Without an embedder there are no margins for the model to weigh: the rules decide.
+    model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
     ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors)
     if not ranked:
@@ -359,18 +370,41 @@ def compose(
         if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
-    meaning_only = not subject_tokens(question, tuple(ignore) + tuple(required))
-    reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
+    subject = subject_tokens(question, tuple(ignore) + tuple(required))
+    meaning_only = not subject
+    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+
+    def decide(ranked: list[Candidate]) -> tuple[str, dict[str, float]]:
+        features = decision_features(ranked, ask.needs, ask.yes_no, len(subject), cross_lingual, is_chinese(question),
+                                     needed_margin, min_coverage)
+        if model is None:
+            return _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only), features
+        return ("" if model.answers(features) else "calibrated"), features
+
+    reason, features = decide(ranked)
     if reason and word_vectors and is_chinese(question) and not cross_lingual and not required:
         ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore), word_vectors, paraphrase=True)
-        reason = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
+        reason, _ = decide(ranked)
+    seen = tuple(features.items())
     if reason:
-        return Composition((), True, reason, ranked[0].n)
-    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+        return Composition((), True, reason, ranked[0].n, features=seen)
     on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
     chosen = _select(ranked, ask, on_subject)
     chosen, newer = _newer_first(chosen, ranked, ask, on_subject)
-    return Composition(tuple(chosen), False, newer=newer)
+    if not ask.wants_list:
+        chosen = within_words(chosen, MAX_ANSWER_WORDS)
+    return Composition(tuple(chosen), False, newer=newer, features=seen)
+
+
+def within_words(chosen: Sequence[Candidate], budget: int) -> list[Candidate]:
+    """The units that start within the first `budget` words (the first always)."""
+    kept, used = [], 0
+    for c in chosen:
+        if kept and used >= budget:
+            break
+        kept.append(c)
+        used += len(_ANSWER_WORD.findall(c.unit.text))
+    return kept
 
 
 def _newer_first(chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]

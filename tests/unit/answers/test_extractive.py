@@ -397,3 +397,33 @@ def test_a_messaging_account_is_not_answered_by_an_email_address():
     staff = _item(1, "助教\n\n王悦 — 邮箱: wang.yue@example.edu.cn; 答疑时间: 每周五 13:30–15:00", "课程大纲.md", "课程大纲 > 助教")
     question = "助教王悦的微信号是多少？"
     assert compose(question, [staff], classify(question)).refused
+
+
+def _unit_candidate(text: str):
+    from courserag.answers.extractive.compose import Candidate
+    from courserag.answers.extractive.units import Unit
+
+    return Candidate(1, Unit(text, "sentence", 0, text), frozenset(), 1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "lengths, budget, kept",
+    [
+        ([50, 50, 50], 120, 3),  # the third starts at word 100: shown
+        ([100, 30, 10], 120, 2),  # the third would start at word 130
+        ([200, 10], 120, 1),  # the first unit is always quoted
+        ([60, 60, 5], 120, 2),
+    ],
+)
+def test_units_that_would_start_past_the_word_budget_are_left_out(lengths, budget, kept):
+    from courserag.answers.extractive.compose import within_words
+
+    chosen = [_unit_candidate(" ".join(["word"] * n)) for n in lengths]
+    assert len(within_words(chosen, budget)) == kept
+
+
+def test_a_cjk_character_counts_as_a_word_in_the_budget():
+    from courserag.answers.extractive.compose import within_words
+
+    chosen = [_unit_candidate("期" * 119), _unit_candidate("末 exam"), _unit_candidate("考试")]
+    assert len(within_words(chosen, 120)) == 2

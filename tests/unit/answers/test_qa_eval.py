@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from courserag.answers.evaluation import QAItem, fact_found, load_questions, normalize_answer, run, score
+from courserag.answers.evaluation import (
+    QAItem, QAReport, answer_words, fact_found, first_words, load_questions, normalize_answer, run, score,
+)
 
 EVAL_SET = Path(__file__).resolve().parents[4] / "shared" / "eval" / "course_qa_dev"
 
@@ -44,6 +46,58 @@ def _item(**kw) -> QAItem:
 def test_score(item, answer, refused, cited, correct, recall):
     result = score(item, answer, refused, cited)
     assert result.correct is correct and result.fact_recall == pytest.approx(recall)
+
+
+WORD_CASES = [
+    "From the materials:\n- Quizzes (10 total) are due **Friday** at 23:59 [1]",
+    "期末考试：2026 年 12 月 15 日 09:00–12:00，地点 LH-1 [2]",
+    "ＣＳＣ３１００ `hash_map` e-mail ta@uni.edu, 1,200.5 points; 3/4 of the grade",
+    "word " * 130 + "tail",
+    "",
+]
+
+
+def _answer_eval():
+    """../shared/eval/answer_eval.py as a module (the scoring this project reports with)."""
+    import importlib.util
+
+    path = EVAL_SET.parent / "answer_eval.py"
+    if not path.is_file():
+        pytest.skip("../shared/eval/answer_eval.py is not beside the repository")
+    spec = importlib.util.spec_from_file_location("answer_eval", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("text", WORD_CASES)
+def test_answer_words_agree_with_answer_eval(text):
+    shared = _answer_eval()
+    assert answer_words(text) == shared.words(text)
+    assert answer_words(first_words(text)) == shared.words(text)[: shared.WINDOW]
+
+
+@pytest.mark.parametrize(
+    "top_text, refused, expected",
+    [
+        ("Room LH-1, from 10:30 to 11:50", False, True),
+        ("Room LH-1 only", False, False),  # one fact of two
+        ("word " * 120 + "LH-1 at 10:30", False, False),  # past the 120-word window
+        ("Room LH-1, from 10:30 to 11:50", True, False),  # nothing is shown for a refusal
+        ("", False, False),
+    ],
+)
+def test_top_chunk_baseline(top_text, refused, expected):
+    assert score(_item(), "an answer", refused, [], top_text).top_chunk is expected
+
+
+def test_report_gives_baseline_length_and_timings():
+    scores = [score(_item(), "In LH-1 at 10:30 [1]", False, [], "LH-1", ms=50.0),
+              score(_item(), "LH-1 10:30", False, [], "LH-1 10:30", ms=70.0),
+              score(_item(answerable=False, facts=()), "not found", True, [], ms=30.0)]
+    summary = QAReport(scores).summary()
+    assert summary["correct_answerable"] == 1.0 and summary["top_chunk"] == 0.5
+    assert summary["words"] == 5 and summary["ms_median"] == 50.0 and summary["ms_p95"] == 70.0
 
 
 def test_facts_match_alternatives_after_normalizing():

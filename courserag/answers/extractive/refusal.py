@@ -1,0 +1,121 @@
+"""Should the composer answer at all? A calibrated decision, not a chain of thresholds.
+
+"Does any quoted unit answer this question?" is answered by a logistic model over a few
+general features of the scored units (how far the best sentences sit above the question's
+floor, how much of the question's subject they name, whether a unit holds the kind of fact
+asked for, the language situation). The weights are fitted on real questions, never on the
+sample courses: SyllabusQA's train split (its "no answer" questions are the negatives) and
+the fitting portions of the Wikipedia sets (answerable questions the reported runs do not
+ask). `scripts/fit_refusal.py` reproduces refusal_weights.json; the operating point
+(`threshold`) was chosen on SyllabusQA's val split (docs/EVALUATION.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Sequence
+
+WEIGHTS_FILE = Path(__file__).with_name("refusal_weights.json")
+TOP = 8  # units looked at: the best ones by score
+
+# The features, in the order of the weights file. Each is a plain number from the ranked
+# candidates; none names a word, a course or a set.
+FEATURES = (
+    "top_score",        # the best unit's composer score
+    "top_margin",       # its similarity to the question above the question's floor
+    "max_margin",       # the best margin among the top units
+    "top_coverage",     # share of the question's subject the best unit (with its heading) names
+    "max_coverage",     # the best coverage among the top units
+    "need_held",        # share of the asked kinds of fact held by an on-subject top unit (1: none asked)
+    "need_held_named",  # the same, by a unit that also names the subject (coverage >= 0.5)
+    "asks_kind",        # the question asks for a kind of fact (a date, a place, a number…)
+    "yes_no",
+    "no_subject",       # the question has no subject words: its meaning must do
+    "cross_lingual",
+    "chinese",
+    "cross_margin",     # max_margin on a cross-lingual question (its margins run lower)
+    "subject_words",    # log(1 + number of subject words)
+)
+
+
+@dataclass(frozen=True)
+class RefusalModel:
+    """Standardised logistic regression: p(answer) = sigmoid(bias + coef · (x - mean) / scale)."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    bias: float
+    threshold: float  # answer when p(answer) >= threshold
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        z = self.bias + sum(c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def answers(self, features: Mapping[str, float]) -> bool:
+        return self.probability(features) >= self.threshold
+
+    def to_dict(self) -> dict:
+        return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale),
+                "coef": list(self.coef), "bias": self.bias, "threshold": self.threshold}
+
+    @staticmethod
+    def from_dict(data: Mapping) -> "RefusalModel":
+        names = tuple(data["names"])
+        if set(names) - set(FEATURES):
+            raise ValueError(f"unknown refusal features {sorted(set(names) - set(FEATURES))}")
+        lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
+        if lengths != {len(names)}:
+            raise ValueError(f"refusal weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
+        return RefusalModel(names, tuple(map(float, data["mean"])), tuple(float(s) or 1.0 for s in data["scale"]),
+                            tuple(map(float, data["coef"])), float(data["bias"]), float(data["threshold"]))
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path = WEIGHTS_FILE) -> RefusalModel | None:
+    """The shipped model, or None when the file is absent (the composer's rules decide)."""
+    if not Path(path).is_file():
+        return None
+    return RefusalModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def decision_features(
+    ranked: Sequence, needs: Sequence[frozenset[str]], yes_no: bool, subject_words: int,
+    cross_lingual: bool, chinese: bool, on_subject_margin: float, min_coverage: float = 0.5,
+) -> dict[str, float]:
+    """The features of one question's ranked candidates (compose.Candidate: score, margin,
+    coverage, kinds), best first."""
+    top = list(ranked[:TOP])
+    if not top:
+        return {name: 0.0 for name in FEATURES}
+    best = top[0]
+    on_subject = [c for c in top if c.coverage >= min_coverage or c.margin >= on_subject_margin]
+
+    def held(pool: Sequence) -> float:
+        if not needs:
+            return 1.0
+        accepted = [need | {"condition"} if "date" in need else need for need in needs]
+        return sum(1 for need in accepted if any(need & c.kinds for c in pool)) / len(accepted)
+
+    max_margin = max(c.margin for c in top)
+    return {
+        "top_score": best.score,
+        "top_margin": best.margin,
+        "max_margin": max_margin,
+        "top_coverage": best.coverage,
+        "max_coverage": max(c.coverage for c in top),
+        "need_held": held(on_subject),
+        "need_held_named": held([c for c in on_subject if c.coverage >= min_coverage]),
+        "asks_kind": float(bool(needs)),
+        "yes_no": float(yes_no),
+        "no_subject": float(subject_words == 0),
+        "cross_lingual": float(cross_lingual),
+        "chinese": float(chinese),
+        "cross_margin": max_margin if cross_lingual else 0.0,
+        "subject_words": math.log1p(subject_words),
+    }
