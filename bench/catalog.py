@@ -57,12 +57,12 @@ def write_catalog(folder: Path, courses: int = 2000, terms: int = 3, seed: int =
     return codes
 
 
-def _median_ms(run, repeat: int) -> float:
+def _median_ms(run, repeat: int, clock=time.perf_counter) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = clock()
         run()
-        times.append((time.perf_counter() - started) * 1000)
+        times.append((clock() - started) * 1000)
     return statistics.median(times)
 
 
@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
 
         floor = _median_ms(read_only, 5)
         load = _median_ms(lambda: load_catalog(folder), 5)
+        # CPU time of this process: on a busy shared machine wall time also counts the wait for a core.
+        load_cpu = _median_ms(lambda: load_catalog(folder), 5, time.process_time)
         catalog = load_catalog(folder)
         sample = codes[:: max(1, len(codes) // 500)]
         lookup = _median_ms(lambda: [resolve_code(c.lower(), catalog) for c in sample], 20) / len(sample)
@@ -92,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         answer = _median_ms(lambda: answer_question(question, catalog, date(2026, 2, 1), None), 50)
     print(f"catalog: {len(codes)} courses x {args.terms} terms ({len(codes) * args.terms} sections)")
     print(f"load      {load:8.1f} ms   (csv reading alone {floor:.1f} ms; x{load / floor:.1f})   target < 1000 ms")
+    print(f"load cpu  {load_cpu:8.1f} ms   (this process's CPU time: the load's own work)")
     print(f"lookup    {lookup * 1000:8.1f} µs per code                                target < 1000 µs")
     print(f"question  {answer:8.3f} ms for a whole prerequisite question (detect, resolve, answer)")
     return 0 if load < 1000 and lookup < 1 else 1

@@ -11,7 +11,7 @@ from datetime import date
 from typing import Union
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Where:
     """A record's file (name inside the catalog folder) and row (the spreadsheet's row
     number: the header is row 1, the first record row 2)."""
@@ -25,17 +25,17 @@ class Where:
 
 # -- prerequisite expressions: a code, all of several, or any of several ------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Need:
     code: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AllOf:
     parts: tuple["Expr", ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AnyOf:
     parts: tuple["Expr", ...]
 
@@ -43,7 +43,7 @@ class AnyOf:
 Expr = Union[Need, AllOf, AnyOf]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CatalogCourse:
     code: str
     title_en: str
@@ -73,7 +73,7 @@ class CatalogCourse:
         return self.description_zh if lang == "zh" and self.description_zh else self.description_en
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Term:
     id: str
     name_en: str
@@ -86,7 +86,7 @@ class Term:
         return self.name_zh if lang == "zh" and self.name_zh else self.name_en
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Section:
     term: str
     code: str
@@ -101,7 +101,7 @@ class Section:
     where: Where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Program:
     id: str
     name_en: str
@@ -113,7 +113,7 @@ class Program:
         return self.name_zh if lang == "zh" and self.name_zh else self.name_en
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirement:
     program: str
     year: int
@@ -127,7 +127,7 @@ class Requirement:
         return self.module_zh if lang == "zh" and self.module_zh else self.module_en
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Catalog:
     """A whole validated catalog with its lookup tables (built once by `load.load_catalog`)."""
 

@@ -7,6 +7,7 @@ CATALOG_TEXT: dict[str, dict[str, str]] = {
                      "zh": "{program} · 总学分 {credits} · 本学期：{term}"},
     "catalog_year": {"en": "Year {year}", "zh": "第{year}"},
     "catalog_credits": {"en": "{credits} credits", "zh": "{credits} 学分"},
+    "catalog_credit": {"en": "{credits} credit", "zh": "{credits} 学分"},
     "catalog_required": {"en": "required", "zh": "必修"},
     "catalog_elective": {"en": "elective", "zh": "选修"},
     "catalog_prereq": {"en": "Prerequisites: {prereq}", "zh": "先修：{prereq}"},

@@ -18,7 +18,9 @@ from courserag.i18n.ui_texts import normalize_lang
 CLICK_JS = (
     "element.addEventListener('click', (e) => { const b = e.target.closest('.cr-road-course');"
     " if (b) { element.querySelectorAll('.cr-road-course[aria-pressed=\"true\"]').forEach((x) => x.setAttribute('aria-pressed', 'false'));"
-    " b.setAttribute('aria-pressed', 'true'); trigger('click', {code: b.dataset.code}); } });"
+    " b.setAttribute('aria-pressed', 'true'); trigger('click', {code: b.dataset.code});"
+    # On a narrow screen the card sits below the roadmap: bring it into view.
+    " if (window.innerWidth < 768) document.querySelector('#cr-catalog-card')?.scrollIntoView({block: 'start'}); } });"
 )
 
 
@@ -82,8 +84,11 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
         selected = gr.State("")
         program = labels.add(gr.Dropdown, value=first, interactive=True, elem_id="cr-program",
                              text={"label": "catalog_program", "choices": lambda lg: program_choices(catalog, lg)})
-        card = gr.HTML("", elem_id="cr-catalog-card", padding=True)
-        roadmap = gr.HTML(tab.roadmap(first, lang0), elem_id="cr-roadmap", padding=True, js_on_load=CLICK_JS)
+        with gr.Row(elem_id="cr-catalog-row"):  # side by side when wide; the card wraps below when narrow
+            with gr.Column(scale=3, min_width=320):
+                roadmap = gr.HTML(tab.roadmap(first, lang0), elem_id="cr-roadmap", padding=True, js_on_load=CLICK_JS)
+            with gr.Column(scale=2, min_width=300):
+                card = gr.HTML("", elem_id="cr-catalog-card", padding=True)
     private = {"api_visibility": "private"}
     program.input(tab.roadmap, [program, lang_state, selected], [roadmap], **private)
     roadmap.click(tab.clicked, [lang_state, sid, study.course],

@@ -24,8 +24,8 @@ STYLE = """<style>
 .cr-road-year { margin: 0.6rem 0 1rem; }
 .cr-road-modules { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 260px), 1fr)); gap: 0.6rem; }
 .cr-road-module h4 { margin: 0.2rem 0 0.3rem; }
-.cr-road-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.4rem; }
-.cr-road-course { display: block; width: 100%; text-align: left; padding: 0.45rem 0.6rem; border-radius: 6px; cursor: pointer;
+.cr-road-list { list-style: none !important; margin: 0 !important; padding: 0 !important; display: grid; gap: 0.4rem; }
+.cr-road-course { display: block; width: 100%; text-align: left !important; padding: 0.45rem 0.6rem; border-radius: 6px; cursor: pointer;
   border: 1px solid var(--border-color-primary, #ccc); background: var(--background-fill-secondary, #f7f7f7); color: inherit; font: inherit; }
 .cr-road-course:hover, .cr-road-course:focus-visible { border-color: var(--color-accent, #2563eb); }
 .cr-road-course[aria-pressed="true"] { border-width: 2px; border-color: var(--color-accent, #2563eb); }
@@ -43,6 +43,10 @@ def _e(text: object) -> str:
 
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def credits_text(value: float, lang: str) -> str:
+    return t(lang, "catalog_credit" if value == 1 else "catalog_credits", credits=_num(value))
 
 
 def section_line(section: Section, lang: str) -> str:
@@ -91,7 +95,7 @@ def roadmap_html(catalog: Catalog, program_id: str | None, lang: str, today: dat
                     f'<li><button type="button" class="cr-road-course" data-code="{_e(course.code)}" aria-pressed="{pressed}">'
                     f'<span class="cr-road-code">{_e(r.code)}</span> <span class="cr-road-title">{_e(course.title(lang))}</span>'
                     f'<span class="cr-road-tag">{_e(t(lang, "catalog_" + r.kind))}</span>'
-                    f'<span class="cr-road-line">{_e(t(lang, "catalog_credits", credits=_num(course.credits)))} · '
+                    f'<span class="cr-road-line">{_e(credits_text(course.credits, lang))} · '
                     f'{_e(t(lang, "catalog_prereq", prereq=_prereq(catalog, course, lang)))}</span>'
                     f'<span class="cr-road-line cr-road-sections">{_e(this_term)}</span></button></li>')
             out.append("</ul></div>")
@@ -108,7 +112,7 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
     none = t(lang, "catalog_card_none")
     names = lambda codes: ", ".join(f"{c} {catalog.course(c).title(lang)}" if catalog.course(c) else c for c in codes) or none  # noqa: E731
     lines = [f'<h3>{_e(course.code)} {_e(course.title(lang))}</h3>',
-             f'<p>{_e(t(lang, "catalog_credits", credits=_num(course.credits)))}</p>']
+             f'<p>{_e(credits_text(course.credits, lang))}</p>']
     if course.description(lang):
         lines.append(f"<p>{_e(course.description(lang))}</p>")
     others = course.cross_listed + course.former_codes

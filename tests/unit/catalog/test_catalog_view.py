@@ -64,3 +64,9 @@ def test_the_card_shows_every_catalog_fact(catalog, code, workspace, lang, expec
 def test_program_choices_follow_the_language(catalog):
     assert program_choices(catalog, "zh") == [("计算机科学理学学士", "BSC-CS"), ("数据科学理学学士", "BSC-DS")]
     assert program_choices(None, "en") == []
+
+
+def test_one_credit_is_singular(catalog):
+    page = roadmap_html(catalog, "BSC-CS", "en", FALL)
+    csc1002 = page[page.index('data-code="CSC1002"'):].split("</button>")[0]
+    assert "1 credit ·" in csc1002
