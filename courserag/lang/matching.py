@@ -37,6 +37,7 @@ def matched_tokens(query_tokens: Sequence[str] | set[str], text: str) -> set[str
     return {t for t in set(query_tokens) if (t in words if _LATIN_TOKEN.match(t) else t in normalized)}
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English stem, so that "meet" finds "meets" and "rotation" "rotations"."""
     for suffix, keep in (("ies", 4), ("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):

@@ -194,7 +194,6 @@ _LATIN = re.compile(r"^[a-z0-9]+$")
 
 
 @lru_cache(maxsize=65536)
-@lru_cache(maxsize=65536)
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in word_tokens(text, drop_stopwords=False) if _LATIN.match(w))
 
