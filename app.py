@@ -38,14 +38,20 @@ def main() -> int:
     from courserag.config.settings import Settings
     from courserag.engine.startup import prepare
 
+    from courserag.errors import ConfigError
+
     configure_logging()
-    settings = Settings.from_env()
-    in_use = f"error: port {settings.port} on {settings.host} is already in use; set PORT to a free port (e.g. PORT=7861)"
-    if port_in_use(settings.host, settings.port):
-        print(in_use, file=sys.stderr)
+    try:  # a wrong setting (or MiniLM without requirements-minilm.txt) is one line, not a traceback
+        settings = Settings.from_env()
+        in_use = f"error: port {settings.port} on {settings.host} is already in use; set PORT to a free port (e.g. PORT=7861)"
+        if port_in_use(settings.host, settings.port):
+            print(in_use, file=sys.stderr)
+            return 1
+        engine = RagEngine.from_settings(settings)
+        prepare(engine, settings)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
-    engine = RagEngine.from_settings(settings)
-    prepare(engine, settings)
     demo = build_demo(engine, settings)
     try:
         launch(demo, settings)

@@ -29,10 +29,8 @@ from courserag.embedders.e5_format import E5File
 
 OPSET = 17
 IR_VERSION = 8  # the IR of opset 17: any onnxruntime that runs the opset loads it
-INPUTS = ("inputs_embeds", "attention_mask")
 OUTPUT = "embedding"
-# Our matrices per layer in the file: (name suffix, output rows: hidden or intermediate).
-_ATTENTION = ("q", "k", "v")
+_ATTENTION = ("q", "k", "v")  # the file's names of a layer's query, key and value matrices
 _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to a masked position's score
 
 

@@ -10,9 +10,11 @@ cannot be imported at all, as on an install of requirements.txt alone.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,7 @@ from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.embedders.sentence_transformers import OPTIONAL_REQUIREMENTS, require_optional_packages
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
+from tests.app_helpers import free_port
 from tests.unit.embedders.test_e5_embedder import CHINESE, ENGLISH, MIXED, cosines
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -89,11 +92,15 @@ def torch_export(tmp_path_factory) -> Path:
     return folder
 
 
-def run(model: Path, embeds: np.ndarray, mask: np.ndarray) -> np.ndarray:
+@lru_cache(maxsize=4)
+def session(model: Path):
     import onnxruntime as ort
 
-    session = ort.InferenceSession(str(model), cpu_session_options(1), providers=["CPUExecutionProvider"])
-    return session.run(None, {"inputs_embeds": embeds, "attention_mask": mask})[0]
+    return ort.InferenceSession(str(model), cpu_session_options(1), providers=["CPUExecutionProvider"])
+
+
+def run(model: Path, embeds: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return session(model).run(None, {"inputs_embeds": embeds, "attention_mask": mask})[0]
 
 
 # -- the default path needs none of the optional packages ----------------------------------------
@@ -151,6 +158,7 @@ def sentence_inputs() -> tuple[np.ndarray, np.ndarray, list[int]]:
     return embeds, mask, [len(r) for r in rows]
 
 
+@pytest.mark.slow  # the torch export: about 30 s
 @pytest.mark.parametrize(
     ("precision", "min_cosine", "max_difference"), [("fp32", 0.9999, 1e-4), ("int8", 0.9999, 1e-3)]
 )
@@ -197,3 +205,17 @@ def test_the_check_does_not_import_the_packages(monkeypatch):
         monkeypatch.delitem(sys.modules, module, raising=False)
     require_optional_packages("all-MiniLM-L6-v2")  # installed by `make test`: accepted
     assert not [m for m in OPTIONAL_MODULES if m in sys.modules]
+
+
+def test_the_app_started_with_minilm_but_without_its_packages_says_so_in_one_line(tmp_path):
+    """`python app.py` on an install of requirements.txt alone (the optional modules refused
+    by an import hook) with EMBEDDING_MODEL=all-MiniLM-L6-v2: one line naming the file."""
+    start = NO_TORCH_SCRIPT.split("import app,")[0] + "import runpy\nrunpy.run_path('app.py', run_name='__main__')\n"
+    env = {k: v for k, v in os.environ.items() if k not in {"PORT", "GRADIO_SERVER_PORT", "SPACE_ID"}}
+    env.update({"EMBEDDING_MODEL": "all-MiniLM-L6-v2", "DATA_DIR": str(tmp_path), "PORT": str(free_port()), "HF_HUB_OFFLINE": "1"})
+    script = start.format(blocked=OPTIONAL_MODULES, cache=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and len(lines) == 1, done.stderr
+    assert f"pip install -r {OPTIONAL_REQUIREMENTS}" in lines[0] and "missing: torch, transformers, sentence-transformers" in lines[0]
