@@ -22,8 +22,7 @@ import pytest
 from courserag.settings import Limits, ParseBudget, ServerLimits, Settings
 from docgen import bombs
 from tests.conftest import PROJECT_ROOT
-from tests.launched_app import launched
-from tests.test_security_units import wait_until
+from tests.launched_app import launched, wait_until
 
 pytestmark = pytest.mark.slow
 
