@@ -7,6 +7,7 @@ because the test fixture built its own options).
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import replace
 from types import SimpleNamespace
@@ -29,3 +30,13 @@ def launched(engine, settings, **overrides) -> Iterator[SimpleNamespace]:
         yield SimpleNamespace(url=f"http://127.0.0.1:{settings.port}/", engine=engine, demo=demo, settings=settings)
     finally:
         demo.close()
+
+
+def wait_until(condition, timeout: float = 30.0) -> bool:
+    """Poll a condition on another thread's progress (no fixed sleep decides the outcome)."""
+    tick = threading.Event()
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return True
+        tick.wait(0.01)
+    return condition()

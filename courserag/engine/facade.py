@@ -34,7 +34,7 @@ from courserag.lang.bridge import load_dictionary
 from courserag.lang.textnorm import word_tokens
 from courserag.results import Answer, EngineHealth, IndexStatus, Retrieval, UploadResult
 from courserag.retrieval.ranking import Ranker, ranker_for
-from courserag.retrieval.session_pool import SessionRegistry, UploadedFile
+from courserag.retrieval.session_pool import SessionRegistry, UploadedFile, UploadGate
 from courserag.stores import build_store, store_healths
 from courserag.stores.base import CourseStore, FileRecord
 
@@ -177,6 +177,11 @@ class RagEngine:
         """Parse, chunk, embed and index one uploaded file into the session's pool; `client`
         is who asked (the UI's client address), so turns are fair between clients too."""
         return self._uploads.add(session_id, path, display_name, progress, client)
+
+    @property
+    def upload_gate(self) -> UploadGate:
+        """The uploads' turn-taking (a few at a time, fair between clients and sessions)."""
+        return self._uploads.gate
 
     def pending_uploads(self, session_id: str | None) -> list[PendingUpload]:
         """The session's files that are being read or indexed (not searchable yet)."""

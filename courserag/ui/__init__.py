@@ -14,7 +14,8 @@ on first upload for API clients), also kept in the browser's storage so that a r
 it. The id keys the engine's upload pool; it is released when the tab closes (`demo.unload`),
 when Gradio drops the state (`delete_callback`), or by the engine's idle sweep.
 
-Launch with `demo.queue().launch(**launch_options(settings, demo))`.
+Launch with `courserag.ui.launch.launch(demo, settings)`, as `app.py` does (it adds
+`launch_options(settings, demo)`: theme, the server guard, the course-file route).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _header(lang: str) -> str:
 
 
 def build_demo(engine, settings: Settings) -> gr.Blocks:
-    """The whole app over one engine; launch it with `launch_options(settings, demo)`."""
+    """The whole app over one engine; launch it with `courserag.ui.launch.launch(demo, settings)`."""
     app = StudyApp(engine, settings)
     instructor = InstructorTab(engine, app.feedback, settings, on_built=app.forget_index_status)
     labels = Labels("en")

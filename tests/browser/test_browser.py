@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.app_helpers import free_port
+
 from tests.browser_support import (
     DEJAVU, Gate, GatedEmbedder, ask, axe_violations, bot_messages, choose_scope, citations, close_source, docx,
     docx_with_equation_and_image, duplicate_ids, open_source, pdf, upload, wait_for_answer, wait_ready,
@@ -53,7 +53,7 @@ def server(built_sample_data, embedder, tmp_path_factory):
     from courserag.instructor.feedback import FeedbackLog
     from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
-    from courserag.ui import build_demo, launch_options
+    from tests.launched_app import launched
 
     root = tmp_path_factory.mktemp("browser")
     data = root / "data"
@@ -68,17 +68,11 @@ def server(built_sample_data, embedder, tmp_path_factory):
         settings, load_course_directory(settings.course_directory),
         LocalCourseStore(data / "index", embedder.dim), GatedEmbedder(embedder, gate), gap_log=FeedbackLog(data),
     )
-    demo = build_demo(engine, settings)
-    port = free_port()
-    demo.queue().launch(
-        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-        **launch_options(settings, demo),
-    )
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}/", engine=engine, data=data, root=root, gate=gate)
-    finally:
-        gate.release()
-        demo.close()
+    with launched(engine, settings) as running:  # as app.py launches it (tests/launched_app.py)
+        try:
+            yield SimpleNamespace(url=running.url, engine=engine, data=data, root=root, gate=gate)
+        finally:
+            gate.release()
 
 
 @pytest.fixture(scope="module")

@@ -168,13 +168,15 @@ def test_bad_requests_get_a_message_not_a_crash(app_url):
 
 
 def test_only_course_files_are_served(app_url, app_data):
-    pdf = PROJECT_ROOT / "courses" / "csc3100" / "lectures" / "week03_hashing.pdf"
-    ok = httpx.get(app_url + "gradio_api/file=" + str(pdf))
-    assert ok.status_code == 200 and ok.content[:4] == b"%PDF"
-    chinese = PROJECT_ROOT / "courses" / "ds2010" / "课程大纲.md"
+    """Course files open through the course-file route only, never Gradio's file route
+    (issue 20, finding 4: that route served a course folder's HTML inline)."""
     from urllib.parse import quote
 
-    assert httpx.get(app_url + "gradio_api/file=" + quote(str(chinese))).status_code == 200
+    pdf = PROJECT_ROOT / "courses" / "csc3100" / "lectures" / "week03_hashing.pdf"
+    assert httpx.get(app_url + "gradio_api/file=" + str(pdf)).status_code in (403, 404)
+    ok = httpx.get(app_url + "course-file/csc3100/lectures/week03_hashing.pdf")
+    assert ok.status_code == 200 and ok.content[:4] == b"%PDF"
+    assert httpx.get(app_url + "course-file/ds2010/" + quote("课程大纲.md")).status_code == 200
     (app_data / "feedback.jsonl").write_text("{}\n", encoding="utf-8")
     for forbidden in (
         app_data / "feedback.jsonl",

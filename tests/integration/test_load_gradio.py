@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.app_helpers import rss, free_port
+from tests.app_helpers import rss
 
 from tests.integration.test_concurrency import (
     Plan,
@@ -51,7 +51,7 @@ MB = 1024 * 1024
 def app(built_sample_data, embedder, tmp_path_factory):
     """The real Blocks over a real engine (local store, real embedder), in this process so
     the test can look at the engine's session registry and at this process's memory."""
-    from courserag.ui import build_demo, launch_options
+    from tests.launched_app import launched
 
     root = tmp_path_factory.mktemp("load-app")
     data = root / "data"
@@ -61,16 +61,8 @@ def app(built_sample_data, embedder, tmp_path_factory):
         patch.setenv("GRADIO_HEARTBEAT_INTERVAL", "1")  # a closed client is noticed within ~2 s
         patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         engine = local_engine(data, embedder)
-        demo = build_demo(engine, engine.settings)
-        port = free_port()
-        demo.queue().launch(
-            server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, show_error=False, quiet=True,
-            **launch_options(engine.settings),
-        )
-        try:
-            yield SimpleNamespace(url=f"http://127.0.0.1:{port}/", engine=engine, root=root)
-        finally:
-            demo.close()
+        with launched(engine, engine.settings) as running:  # as app.py launches it (tests/launched_app.py)
+            yield SimpleNamespace(url=running.url, engine=engine, root=root)
 
 
 def as_answer(payload: dict) -> SimpleNamespace:

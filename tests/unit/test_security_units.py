@@ -22,6 +22,7 @@ from courserag.instructor.feedback import FeedbackLog
 from courserag.retrieval.session_pool import UploadGate
 from courserag.ui.clients import ClientPolicy, PerClientLimit, client_of, request_client, scope_client
 from tests.conftest import PROJECT_ROOT, SAMPLE_DIRECTORY
+from tests.launched_app import wait_until
 
 PROXY = ClientPolicy.of(["10.0.0.0/8", "fc00::/7"])
 
@@ -108,16 +109,6 @@ def test_one_client_with_many_sessions_does_not_hold_every_upload_worker():
         for thread in [*attackers, victim]:
             thread.join(30)
     assert sorted(order) == sorted([f"attacker-{n}" for n in range(4)] + ["victim"])
-
-
-def wait_until(condition, timeout: float = 30.0) -> bool:
-    """Poll a condition on another thread's progress (no fixed sleep decides the outcome)."""
-    tick = threading.Event()
-    for _ in range(int(timeout / 0.01)):
-        if condition():
-            return True
-        tick.wait(0.01)
-    return condition()
 
 
 def test_without_a_client_each_session_is_its_own_client():
