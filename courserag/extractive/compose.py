@@ -385,7 +385,10 @@ def compose(
     def decide(ranked: list[Candidate]) -> tuple[str, dict[str, float]]:
         features = decision_features(ranked, ask.needs, ask.yes_no, len(subject), cross_lingual, is_chinese(question),
                                      needed_margin, min_coverage)
-        if model is None:
+        # A question of only question words ("这门课的老师是谁？") has no subject for the
+        # model's features to weigh, and its fitting questions almost always have one: there
+        # its meaning must reach the on-subject margin, as the rules say.
+        if model is None or meaning_only:
             return _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only), features
         return ("" if model.answers(features) else "calibrated"), features
 
