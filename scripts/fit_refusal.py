@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "eval"
 CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
-FEATURES_DIR = CACHE / "refusal_features"  # one <set>.jsonl per set
+FEATURES_DIR = Path(os.environ.get("FEATURES_DIR", CACHE / "refusal_features"))  # one <set>.jsonl per set
 L2 = 1.0
 # (set, scope, role, how many): role "fit" or "val"; for the Wikipedia sets, how many of the
 # questions left out of the reported run are asked.
@@ -126,7 +126,8 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
     global ALWAYS_ANSWER
     ALWAYS_ANSWER = RefusalModel((), (), (), (), 0.0, 0.0)  # p >= 0: every question answered
     out = open(FEATURES_DIR / f"{name}{'.' + ONLY_KIND.replace(' ', '_') if ONLY_KIND else ''}.jsonl", "w", encoding="utf-8")
-    for _, scope, role, n in [s for s in SOURCES if s[0] == name]:
+    roles = os.environ.get("FIT_ROLES", "fit,val").split(",")  # collect only some roles (e.g. val)
+    for _, scope, role, n in [s for s in SOURCES if s[0] == name and s[2] in roles]:
         work = CACHE / f"{name}-{scope}"
         if not (work / "course_directory.yaml").is_file():
             print(f"skip {name}: no index in {work} (run python -m bench.answers --sets {name} first)", file=sys.stderr)
@@ -168,6 +169,7 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
                 rules = compose_answer(q["question"], retrieval, codes, course, similarity, engine.embedder.word_vectors,
                                        refusal_model=None)  # the hand-set rules' verdict: the "before"
                 row["rules_refused"] = rules.refused
+                row["rules_reason"] = rules.reason
                 if not said.refused:
                     text = render(said, _lead(q["question"], said))
                     row["words"] = len(ae.words(text))
@@ -270,7 +272,8 @@ def fit(args) -> int:
     prob = lambda rs: np.array([model.probability(r["features"]) for r in rs])  # noqa: E731
     # SyllabusQA's val split alone chooses the point (the only val with "no answer" questions);
     # questions retrieval already refuses are refused whatever the threshold.
-    val_rows = [r for r in val_rows if r["set"] == "syllabusqa_dev" and r["refused_by"] is None]
+    val_rows = [r for r in val_rows if r["set"] == "syllabusqa_dev" and r["refused_by"] is None
+                and not str(r.get("rules_reason", "")).startswith("missing:")]  # decided by the rule
     threshold = operating_point(prob(val_rows), np.array([bool(r.get("correct_if_answered")) for r in val_rows]),
                                 np.array([r["answerable"] for r in val_rows]))
     model = RefusalModel(**{**model.__dict__, "threshold": round(threshold, 6)})
@@ -293,6 +296,7 @@ def report(rows: list[dict], model) -> None:
         cells = []
         for label, refused in (("rules (before)", lambda r: r["refused_by"] is not None or bool(r.get("rules_refused"))),
                                ("model", lambda r: r["refused_by"] in ("codes", "retrieval", "fixed")
+                                or str(r.get("rules_reason", "")).startswith("missing:")
                                 or (bool(r.get("features")) and not model.answers(r["features"])))):
             ans = [r for r in group if r["answerable"]]
             una = [r for r in group if not r["answerable"]]
