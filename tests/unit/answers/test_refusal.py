@@ -116,12 +116,15 @@ def test_fitting_recovers_the_direction_that_separates():
 
 
 @pytest.mark.parametrize(
-    "answerable, unanswerable, cap, threshold",
+    "p, right_if_answered, answerable, threshold",
     [
-        ([0.9, 0.8, 0.7, 0.2], [0.1, 0.3, 0.75], 0.25, 0.7),  # one answerable question of four may be refused
-        ([0.9, 0.8, 0.7, 0.2], [0.1, 0.3, 0.75], 0.0, 0.2),  # none may
+        # refusing below 0.3 loses nothing answerable and gains the "no answer" question at 0.2
+        ([0.9, 0.8, 0.2, 0.1], [True, True, False, False], [True, True, False, True], 0.8),
+        # answering everything is best when the low ones would be answered correctly
+        ([0.9, 0.2], [True, True], [True, True], 0.0),
+        ([0.9, 0.5, 0.4], [True, True, False], [True, True, False], 0.5),
     ],
 )
-def test_operating_point(answerable, unanswerable, cap, threshold):
+def test_operating_point_gets_the_most_val_questions_right(p, right_if_answered, answerable, threshold):
     fit = _fitting()
-    assert fit.operating_point(np.array(answerable), np.array(unanswerable), cap) == threshold
+    assert fit.operating_point(np.array(p), np.array(right_if_answered), np.array(answerable)) == threshold
