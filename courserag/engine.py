@@ -30,6 +30,7 @@ from courserag.errors import CourseRagError, EmbeddingSpaceError, IngestError, L
 from courserag.answer_text import refuse, write_extractive
 from courserag.bridge import english_words, load_dictionary
 from courserag.feedback import FeedbackLog
+from courserag.gap_rules import refusal_is_gap
 from courserag.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
 from courserag.indexer import BuildSummary, build_course
 from courserag.ingest import IngestConfig, file_size, ingest_file
@@ -383,14 +384,17 @@ class RagEngine:
         session_id: str | None = None,
         scope: Scope = "both",
         history: Sequence[object] = (),
+        learner: bool = True,
     ) -> Iterator[str | Answer]:
-        """Yield the growing answer text while it streams, then the final Answer."""
+        """Yield the growing answer text while it streams, then the final Answer. `learner`
+        False (an instructor's batch test) logs no content gap and no citation."""
         started = time.perf_counter()
         question = self._check_question(question)
         retrieval = self.retrieve(course_id, question, session_id, scope, history)
         answer_started = time.perf_counter()
         answer = Answer(question, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=course_id)
         codes = check_codes(retrieval.query, self.course(course_id), self.directory)
+        redirected = codes.about_another_course
         if codes.about_another_course:
             code, other = codes.other_courses[0]
             refuse(answer, "answer_other_course", code=code, name=other.name)
@@ -408,7 +412,8 @@ class RagEngine:
             "answer": (now - answer_started) * 1000,
             "total": (now - started) * 1000,
         }
-        self._log_gaps(answer, scope, session_id)
+        if learner:  # an instructor's batch test feeds neither the gaps nor "most-cited files"
+            self._log_gaps(answer, scope, session_id, redirected)
         yield answer
 
     def _llm_answer(
@@ -429,15 +434,17 @@ class RagEngine:
             answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
             self._extractive(answer, retrieval, codes)
 
-    def _log_gaps(self, answer: Answer, scope: str, session_id: str | None = None) -> None:
+    def _log_gaps(self, answer: Answer, scope: str, session_id: str | None = None, redirected: bool = False) -> None:
         """Refused questions and cited course files feed the instructor's content-gap view.
 
-        A refusal is not a course gap when the question was about the learner's notes
-        (scope "notes") or while some of their notes were still being indexed."""
+        Which refusals are course gaps is gap_rules.refusal_is_gap's to say (not one about
+        the learner's notes, a redirect to another course, or one asked while some of their
+        notes were still being indexed)."""
         if self.gap_log is None:
             return
         try:
-            if answer.refused and scope != "notes" and not (scope == "both" and self.pending_uploads(session_id)):
+            pending = scope == "both" and bool(self.pending_uploads(session_id))
+            if answer.refused and refusal_is_gap(answer.question, scope=scope, redirected=redirected, pending=pending):
                 self.gap_log.log_refused(answer.question, answer.course_id, scope)
             elif not answer.refused:
                 self.gap_log.log_citations(answer.course_id, answer.citations, answer.answer)
@@ -460,10 +467,11 @@ class RagEngine:
         session_id: str | None = None,
         scope: Scope = "both",
         history: Sequence[object] = (),
+        learner: bool = True,
     ) -> Answer:
-        """The whole answer at once (CLI, batch, tests)."""
+        """The whole answer at once (CLI, batch, tests); `learner` as in answer_stream."""
         final = None
-        for update in self.answer_stream(course_id, question, session_id, scope, history):
+        for update in self.answer_stream(course_id, question, session_id, scope, history, learner=learner):
             final = update
         assert isinstance(final, Answer)
         return final

@@ -326,7 +326,7 @@ class InstructorTools:
                     rows.append([number, line, "error", "not a {question, course} JSON object", "", 0])
                     continue
             try:
-                result = self.engine.ask(course, question, session_id, line_scope)
+                result = self.engine.ask(course, question, session_id, line_scope, learner=False)  # not a learner's gap
             except (CourseRagError, ValueError) as exc:
                 rows.append([number, question, "error", str(exc), "", 0])
                 continue
