@@ -20,6 +20,7 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
 WIDTHS = [360, 420, 1366]
 NARROW = 768  # theme.NARROW
 HEIGHT = 700
+SHORT = 400
 SLACK = 0.5  # sub-pixel rounding of bounding boxes
 
 
@@ -55,7 +56,8 @@ def open_sidebar(page) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_issue21_1_the_source_panel_is_a_whole_sheet_on_a_phone_scrolls_and_closes(browser, server, tmp_path, width):
-    context, page = open_app(browser, server, width=width, height=HEIGHT)
+    # A short screen (a phone held sideways, a small laptop window): the passage must scroll.
+    context, page = open_app(browser, server, width=width, height=SHORT)
     try:
         no_sideways_scroll(page)
         sentences = " ".join(
