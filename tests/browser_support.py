@@ -94,6 +94,58 @@ class GatedEmbedder(Embedder):
         return self.inner.word_vectors(words)
 
 
+# -- a settled page ---------------------------------------------------------------------------
+
+# Installed in every page before its own scripts (context.add_init_script): the time of the
+# page's last DOM change, so "settled" can ask for a quiet spell rather than sleep.
+QUIET_WATCH_JS = """
+(() => {
+  window.__crLastChange = performance.now();
+  const mark = () => { window.__crLastChange = performance.now(); };
+  const start = () => new MutationObserver(mark).observe(document.documentElement,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+})();
+"""
+
+# True when nothing on the page is still changing: no Gradio event pending or streaming (its
+# status trackers are all hidden, no component is dimmed as `.pending`, no progress or ETA
+# bar), no CSS transition or finite animation running, and no DOM change for `quiet` ms.
+# A Gradio component waiting for its output is drawn at opacity 0.2 and fades back: text
+# caught then reads as #d2d4d8 on white, which is how the accessibility scan once flaked.
+SETTLED_JS = """
+(quiet) => {
+  const busy = document.querySelector(
+    '.pending, .generating, .eta-bar, .progress-text, .progress-level');
+  if (busy && busy.offsetParent !== null) return false;
+  for (const tracker of document.querySelectorAll('[data-testid="status-tracker"]:not(.hide)')) {
+    if (tracker.offsetParent !== null && getComputedStyle(tracker).opacity !== '0') return false;
+  }
+  const moving = document.getAnimations().filter((a) => a.playState === 'running'
+    && Number.isFinite(a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : 0));
+  if (moving.length) return false;
+  const last = window.__crLastChange;
+  return last === undefined || performance.now() - last >= quiet;
+}
+"""
+QUIET_MS = 250
+
+
+def settle(page, quiet_ms: int = QUIET_MS) -> None:
+    """Until the page is settled (SETTLED_JS): every assertion and the accessibility scan
+    look at a finished page, however slowly a busy machine draws it. Polled each frame,
+    within the context's default timeout."""
+    page.wait_for_function(SETTLED_JS, arg=quiet_ms, polling="raf")
+
+
+def new_page(browser, width: int, height: int, locale: str, timeout_ms: int):
+    """A fresh browser context (a separate Gradio session) and its page, watched for quiet."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    context.set_default_timeout(timeout_ms)
+    context.add_init_script(QUIET_WATCH_JS)
+    return context, context.new_page()
+
+
 # -- pages ------------------------------------------------------------------------------------
 
 DONE_ANSWER = re.compile(r"Try rephrasing|换个说法|⚠️|⏳")
@@ -121,6 +173,7 @@ def wait_for_answer(page, before: int):
         }""",
         arg=before,
     )
+    settle(page)
     return bot_messages(page).nth(before)
 
 
@@ -146,12 +199,14 @@ def open_source(page, answer, n: int):
     """Click the [n] marker in the answer's text; return the open source panel."""
     answer.locator("button.cr-ref", has_text=f"[{n}]").first.click()
     page.wait_for_selector("#cr-source-panel:not([hidden])")
+    settle(page)
     return page.locator("#cr-source-panel")
 
 
 def close_source(page) -> None:
     page.keyboard.press("Escape")
     page.wait_for_selector("#cr-source-panel[hidden]", state="attached")
+    settle(page)
 
 
 def upload(page, *paths: Path) -> str:
@@ -164,6 +219,7 @@ def upload(page, *paths: Path) -> str:
         " return names.every(n => t.includes(n)); }",
         arg=names,
     )
+    settle(page)
     return page.inner_text("#cr-upload-log")
 
 
@@ -173,10 +229,12 @@ def wait_ready(page, name: str) -> None:
         "(name) => [...document.querySelectorAll('#cr-notes .cr-remove-file')].some(b => b.dataset.name === name)",
         arg=name,
     )
+    settle(page)
 
 
 def choose_scope(page, label: str) -> None:
     page.locator("#cr-scope").get_by_text(label, exact=True).click()
+    settle(page)
 
 
 def duplicate_ids(page) -> list:
@@ -242,7 +300,9 @@ def ensure_axe() -> Path:
 
 
 def axe_violations(page, impacts: Sequence[str] = ("serious", "critical")) -> list[dict]:
-    """axe-core's violations of the given impact on the page as it is now (all WCAG rules)."""
+    """axe-core's violations of the given impact on the page once it has settled (all WCAG
+    rules): a scan of a page still drawing would judge colours caught mid-fade."""
+    settle(page)
     page.add_script_tag(path=str(ensure_axe()))
     found = page.evaluate(
         """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v => ({

@@ -38,3 +38,14 @@ def split_cited(citations: Iterable[dict], text: str) -> tuple[list[dict], list[
     if not numbers:
         return citations, []
     return [c for c in citations if c.get("n") in numbers], [c for c in citations if c.get("n") not in numbers]
+
+
+def renumber(text: str, mapping: dict[int, int]) -> str:
+    """`text` with each marked source number n written as mapping[n] (others unchanged),
+    keeping every marker's own brackets and separators."""
+
+    def swap(match: re.Match) -> str:
+        inner = re.sub(r"\d{1,3}", lambda d: str(mapping.get(int(d.group()), int(d.group()))), match.group(1))
+        return match.group(0).replace(match.group(1), inner, 1)
+
+    return _MARKER.sub(swap, text or "")

@@ -208,14 +208,14 @@ class RagEngine:
 
     def answer_stream(
         self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
-        history: Sequence[object] = (),
+        history: Sequence[object] = (), learner: bool = True,
     ) -> Iterator[str | Answer]:
         """Yield the growing answer text while it streams, then the final Answer.
 
         A catalog question (credits, prerequisites, sections, programs… of any course in the
         catalog) is answered from the catalog before any retrieval (engine/catalog_path.py)."""
         started = time.perf_counter()
-        request = Question(course_id, self._router.check(question), session_id, scope, history)
+        request = Question(course_id, self._router.check(question), session_id, scope, history, learner)
         reply = self._catalog.reply(request)
         if reply is not None:
             yield from self._catalog.stream(reply, request, started, self._materials_stream)
@@ -229,11 +229,13 @@ class RagEngine:
 
     def ask(
         self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
-        history: Sequence[object] = (),
+        history: Sequence[object] = (), learner: bool = True,
     ) -> Answer:
-        """The whole answer at once (CLI, batch, tests)."""
+        """The whole answer at once (CLI, batch, tests); `learner` False for an instructor's
+        batch test (no content gap, no citation logged)."""
         final = None
-        for update in self.answer_stream(course_id, question, session_id=session_id, scope=scope, history=history):
+        stream = self.answer_stream(course_id, question, session_id=session_id, scope=scope, history=history, learner=learner)
+        for update in stream:
             final = update
         assert isinstance(final, Answer)
         return final

@@ -7,20 +7,25 @@ import logging
 from typing import Sequence
 
 from courserag.instructor.feedback import FeedbackLog
+from courserag.instructor.gap_rules import refusal_is_gap
 from courserag.results import Answer
 
 log = logging.getLogger(__name__)
 
 
-def log_gaps(gap_log: FeedbackLog | None, answer: Answer, scope: str, pending_uploads: Sequence[object]) -> None:
+def log_gaps(
+    gap_log: FeedbackLog | None, answer: Answer, scope: str, pending_uploads: Sequence[object], redirected: bool = False
+) -> None:
     """Record a refusal as a gap, or the files an answer cited.
 
-    A refusal is not a course gap when the question was about the learner's notes
-    (scope "notes") or while some of their notes were still being indexed."""
+    Which refusals are course gaps is gap_rules.refusal_is_gap's to say (not one about the
+    learner's notes, a redirect to another course, or one asked while some of their notes
+    were still being indexed)."""
     if gap_log is None:
         return
     try:
-        if answer.refused and scope != "notes" and not (scope == "both" and pending_uploads):
+        pending = scope == "both" and bool(pending_uploads)
+        if answer.refused and refusal_is_gap(answer.question, scope=scope, redirected=redirected, pending=pending):
             gap_log.log_refused(answer.question, answer.course_id, scope)
         elif not answer.refused:
             gap_log.log_citations(answer.course_id, answer.citations, answer.answer)

@@ -18,6 +18,7 @@ class Question:
 
     `scope` says where to search: the course's materials and the session's notes ("both"),
     or only one of them. `history` is the chat before this question (follow-ups read it).
+    `learner` False (an instructor's batch test) logs no content gap and no citation.
     """
 
     course_id: str
@@ -25,6 +26,7 @@ class Question:
     session_id: str | None = None
     scope: Scope = "both"
     history: Sequence[object] = ()
+    learner: bool = True
 
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:

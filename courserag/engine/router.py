@@ -70,7 +70,9 @@ class AnswerRouter:
             "answer": (now - answer_started) * 1000,
             "total": (now - started) * 1000,
         }
-        log_gaps(self.parts.gap_log, answer, question.scope, self._pending_uploads(question.session_id))
+        if question.learner:  # an instructor's batch test feeds neither the gaps nor "most-cited files"
+            pending = self._pending_uploads(question.session_id)
+            log_gaps(self.parts.gap_log, answer, question.scope, pending, redirected=codes.about_another_course)
         yield answer
 
     def _llm_answer(self, question: Question, retrieval: Retrieval, answer: Answer, codes: CodeCheck) -> Iterator[str]:

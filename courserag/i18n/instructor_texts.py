@@ -102,6 +102,13 @@ INSTRUCTOR_TEXT: dict[str, dict[str, str]] = {
     "col_question": {"en": "question", "zh": "问题"},
     "col_times": {"en": "times", "zh": "次数"},
     "col_refused": {"en": "refused", "zh": "未能回答"},
+    "instr_not_persistent": {
+        "en": "This Space has no persistent storage for {places}: files added here, course edits and feedback "
+        "are lost when it restarts (see the README, \"Deploying as a Space\").",
+        "zh": "此 Space 没有为 {places} 配置持久存储：在这里添加的文件、课程信息的修改和反馈会在重启后丢失"
+        "（见 README 的“Deploying as a Space”一节）。",
+    },
+    "col_wrong": {"en": "marked wrong", "zh": "被标为错误"},
     "col_last": {"en": "last asked (UTC)", "zh": "最近一次（UTC）"},
     "col_comments": {"en": "comments", "zh": "评论"},
     "col_files": {"en": "files cited", "zh": "引用的文件"},

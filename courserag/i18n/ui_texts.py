@@ -147,6 +147,20 @@ TEXT: dict[str, dict[str, str]] = {
         "zh": "⏳ 以下文件仍在建立索引，本次回答没有检索它们：{files}。等它们显示为就绪后再问一次。",
     },
     "empty_question": {"en": "Please type a question first.", "zh": "请先输入问题。"},
+    "feedback_wrong": {"en": "The answer is wrong", "zh": "回答有误"},
+    "feedback_marked_wrong": {
+        "en": "Thanks: marked as wrong, so the course's instructors will see this question. A comment says what is right.",
+        "zh": "谢谢：已标记为回答有误，课程教师会看到这个问题。可以在评论中说明正确的内容。",
+    },
+    "question_too_long": {
+        "en": "Your question is {chars} characters long; please shorten it to {limit} or fewer. It is still in the box.",
+        "zh": "你的问题有 {chars} 个字符，请缩短到 {limit} 个字符以内。问题仍保留在输入框中。",
+    },
+    "no_notes_to_search": {
+        "en": "You have not uploaded any notes yet, so there was nothing to search in \"My notes\". "
+        "Upload your notes, or search \"Course materials\".",
+        "zh": "你还没有上传笔记，“我的笔记”中没有可检索的内容。请先上传笔记，或把检索范围改为“课程资料”。",
+    },
     "error": {"en": "Something went wrong: {detail}", "zh": "出错了：{detail}"},
     "internal_error": {"en": "an internal error ({kind})", "zh": "内部错误（{kind}）"},
     # -- feedback -----------------------------------------------------------------------

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from courserag.answers.cited import cited_numbers, split_cited
+from courserag.instructor.gap_rules import is_about_own_notes
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +170,12 @@ class FeedbackLog:
         self._append(self.feedback_path, updated)
         return updated
 
+    def mark_wrong(self, record: dict) -> dict:
+        """The learner says the answer is wrong (not only unhelpful): a 👎 that says so."""
+        updated = dict(record, vote="down", wrong=True, timestamp=_now())
+        self._append(self.feedback_path, updated)
+        return updated
+
     def withdraw(self, record: dict) -> dict:
         """The learner clicked the same thumb again: keep the record, mark it withdrawn."""
         updated = dict(record, vote="withdrawn", timestamp=_now())
@@ -247,11 +254,14 @@ class FeedbackLog:
             for r in self.refused(course_id)
         ]
         rows += [
-            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "thumbs down",
+            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""),
+             "kind": "wrong" if r.get("wrong") else "thumbs down",
              "question": r.get("question", ""), "comment": r.get("comment", ""),
-             "files": sorted({str(c.get("source")) for c in charged_citations(r) if c.get("origin") == "course"})}
+             "files": sorted({str(c.get("source")) for c in charged_citations(r) if c.get("origin") == "course"}),
+             "sources": [(str(c.get("source")), str(c.get("locator", ""))) for c in charged_citations(r)
+                         if c.get("origin") == "course"]}
             for r in self.feedback(course_id)
-            if r.get("vote") == "down" and not is_about_notes(r)
+            if r.get("vote") == "down" and not is_about_notes(r) and not is_about_own_notes(r.get("question", ""))
         ]
         rows.sort(key=lambda row: row["timestamp"], reverse=True)
         return rows[:limit]
@@ -270,11 +280,13 @@ class FeedbackLog:
             if not key or str(row["timestamp"]) <= resolved.get(key, ""):
                 continue
             group = groups.setdefault(key, {
-                "key": key, "question": row["question"], "count": 0, "refused": 0, "down": 0,
-                "last": row["timestamp"], "comments": [], "files": [],
+                "key": key, "question": row["question"], "count": 0, "refused": 0, "down": 0, "wrong": 0,
+                "last": row["timestamp"], "comments": [], "files": [], "sources": [],
             })
             group["count"] += 1
             group["refused" if row["kind"] == "refused" else "down"] += 1
+            group["wrong"] += row["kind"] == "wrong"
+            group["sources"] += [s for s in row.get("sources", ()) if s not in group["sources"]]
             if row["comment"]:
                 group["comments"].append(row["comment"])
             group["files"] += [f for f in row.get("files", ()) if f not in group["files"]]

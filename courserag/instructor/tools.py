@@ -341,7 +341,7 @@ class InstructorTools:
                     rows.append([number, question, "error", f"this batch tests course {course_id} only, not {course}", "", 0])
                     continue
             try:
-                result = self.engine.ask(course, question, session_id=session_id, scope=line_scope)
+                result = self.engine.ask(course, question, session_id=session_id, scope=line_scope, learner=False)  # not a learner's gap
             except (CourseRagError, ValueError) as exc:
                 rows.append([number, question, "error", str(exc), "", 0])
                 continue

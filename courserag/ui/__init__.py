@@ -76,18 +76,20 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
             [sid, lang, study.course, study.scope, study.course_card, study.session_note, study.notes,
              study.upload_names, study.chat, study.turns, *study.example_buttons],
             api_visibility="private", js=_BROWSER_LANG_JS,
-        ).then(None, [lang], None, js=_SET_LANG_JS)
+        ).then(None, [lang], None, js=_SET_LANG_JS).then(
+            app.course_chip, [study.course, lang], [study.course_chip], api_visibility="private")
         demo.unload(app.on_unload)
 
-        def relabel(lang_value, course_id, sid_value, request: gr.Request = None):
+        def relabel(lang_value, course_id, sid_value, history, turns, request: gr.Request = None):
             lg = normalize_lang(lang_value)
             sid_ok = app.sessions.sid_for(request, sid_value)
             return (*labels.updates(lg), app.course_card(course_id, lg), "", app.notes_html(sid_ok, lg),
-                    app.remove_choices(sid_ok, lg))
+                    app.remove_choices(sid_ok, lg), app.course_chip(course_id, lg), app.chat_in(history, turns, lg))
 
         lang.change(
-            relabel, [lang, study.course, sid],
-            [*labels.components, study.course_card, study.course_status, study.notes, study.remove_names],
+            relabel, [lang, study.course, sid, study.chat, study.turns],
+            [*labels.components, study.course_card, study.course_status, study.notes, study.remove_names, study.course_chip,
+             study.chat],
             api_visibility="private", queue=False, js=_RELABEL_JS,
         ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], [study.stored, study.saved],
                api_visibility="private")

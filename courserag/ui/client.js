@@ -115,6 +115,8 @@
         const bar = document.getElementById("cr-sidebar");
         const opened = bar.classList.toggle("cr-sidebar-open");
         toggle.setAttribute("aria-expanded", opened ? "true" : "false");
+        // Opened, the sidebar sits at the top of the page: bring it into view.
+        if (opened) bar.scrollIntoView({ block: "start" });
       }
       return;
     }

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gradio as gr
 
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
+from courserag.ui import instructor_views as views
 from courserag.ui.labels import Labels
 from courserag.i18n.ui_texts import t
 
@@ -25,7 +26,8 @@ def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course
         with gr.Row(elem_id="cr-token-row"):
             token = labels.add(gr.Textbox, type="password", scale=4, elem_id="cr-token", text={"label": "instr_token"})
             unlock = labels.add(gr.Button, variant="primary", scale=1, elem_id="cr-unlock", text={"value": "instr_unlock"})
-        status = labels.add(gr.Markdown, elem_id="cr-instr-status", text={"value": "instr_locked"})
+        # Not relabelled with the others: its words depend on the lock (InstructorTab.relabel).
+        status = gr.Markdown(t(labels.lang, "instr_locked"), elem_id="cr-instr-status")
         with gr.Column(visible=False, elem_id="cr-instr-panel") as panel:
             with gr.Row(elem_id="cr-instr-actions"):
                 course = labels.add(gr.Dropdown, course_choices, value=first_course, elem_id="cr-instr-course", scale=2,
@@ -43,7 +45,7 @@ def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course
             summary = gr.Markdown("", elem_id="cr-build-summary")
 
             labels.add(gr.Markdown, elem_classes=["cr-section"], text=heading("instr_files_heading"))
-            files = labels.add(gr.Dataframe, headers=["file", "size", "passages", "state"], interactive=False,
+            files = labels.add(gr.Dataframe, headers=views.files_table([], labels.lang)["headers"], interactive=False,
                                elem_id="cr-files-table", wrap=True, text={"label": "instr_files"})
             add = labels.add(gr.File, file_count="multiple", file_types=sorted(SUPPORTED_EXTENSIONS), height=120,
                              elem_id="cr-instr-upload", text={"label": "instr_add_files"})
@@ -65,9 +67,9 @@ def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course
 
             labels.add(gr.Markdown, elem_classes=["cr-section"], text=heading("instr_stats"))
             stats = gr.Markdown("", elem_id="cr-stats")
-            cited = labels.add(gr.Dataframe, headers=["file", "times cited", "👍", "👎"], interactive=False,
+            cited = labels.add(gr.Dataframe, headers=views.cited_table([], labels.lang)["headers"], interactive=False,
                                elem_id="cr-cited-table", wrap=True, text={"label": "instr_cited"})
-            gaps = labels.add(gr.Dataframe, headers=["question", "times", "refused", "👎", "last asked (UTC)", "comments", "files"],
+            gaps = labels.add(gr.Dataframe, headers=views.gaps_table([], labels.lang)["headers"], datatype=views.GAP_DATATYPES,
                               interactive=False, elem_id="cr-gaps-table", wrap=True, text={"label": "instr_gaps"})
             with gr.Row(equal_height=True):
                 gap_pick = labels.add(gr.Dropdown, [], value=[], multiselect=True, scale=3, elem_id="cr-gap-pick",
@@ -77,7 +79,7 @@ def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course
 
             questions = labels.add(gr.Textbox, lines=4, elem_id="cr-batch-questions", text={"label": "instr_batch"})
             batch_btn = labels.add(gr.Button, elem_id="cr-batch-run", text={"value": "instr_batch_run"})
-            batch_table = labels.add(gr.Dataframe, headers=["#", "question", "result", "answer", "sources", "ms"],
+            batch_table = labels.add(gr.Dataframe, headers=views.batch_table([], labels.lang)["headers"],
                                      interactive=False, wrap=True, elem_id="cr-batch-table",
                                      column_widths=["5%", "20%", "10%", "40%", "19%", "6%"], text={"label": "instr_batch_results"})
 
@@ -88,6 +90,7 @@ def build_instructor_tab(tab, labels: Labels, course_choices: list, first_course
     token.submit(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock_submit", **private)
     refresh.click(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_refresh", **private)
     course.input(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_course", **private)
+    lang_state.change(tab.relabel, unlock_inputs, [*unlock_outputs, batch_table], queue=False, **private)
 
     build_outputs = [status, panel, summary, stats, files, cited, gaps, progress, confirm_box, gap_pick, file_pick]
     build_btn.click(tab.build, [token, course, no_rebuild, lang_state], build_outputs, api_name="instructor_build",

@@ -21,6 +21,7 @@ import gradio as gr
 from courserag.errors import CourseRagError
 from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
 from courserag.i18n.messages import Notice
+from courserag.config.persistence import lost_on_restart
 from courserag.config.settings import Settings
 from courserag.ui import instructor_views as views
 from courserag.ui.clients import ClientPolicy
@@ -39,6 +40,7 @@ class InstructorTab:
 
     def __init__(self, engine, feedback, settings: Settings | None = None, on_built: Callable[[str], None] | None = None):
         self.tools = InstructorTools(engine, feedback, settings)
+        self.settings = settings
         self.engine = engine
         self.feedback = feedback
         self.on_built = on_built  # e.g. forget the cached course card after a build
@@ -73,11 +75,16 @@ class InstructorTab:
             stats = views.stats_markdown(self.tools.stats(course_id), lang)
         except CourseRagError as exc:
             stats = f"⚠️ {html.escape(exc.say(lang))}"
+        if self.settings is not None:  # on a Space without persistent storage, say what a restart wipes
+            docs = [c.docs for c in self.engine.courses if c.id == course_id]
+            lost = lost_on_restart([self.settings.data_dir, self.settings.course_directory, *docs])
+            if lost:
+                stats += "\n\n⚠️ " + t(lang, "instr_not_persistent", places=", ".join(f"`{p}`" for p in lost))
         files = self.tools.files(course_id)
         groups = self.feedback.gap_groups(course_id)
         return (
             stats, views.files_table(files, lang), views.cited_table(self.feedback.most_cited(course_id), lang),
-            views.gaps_table(groups, lang), gr.update(choices=views.gap_choices(groups), value=[]),
+            views.gaps_table(groups, lang, course_id), gr.update(choices=views.gap_choices(groups), value=[]),
             gr.update(choices=[f.source for f in files], value=None),
         )
 
@@ -104,6 +111,20 @@ class InstructorTab:
             gr.update(choices=choices, value=course_id), course.name, course.description, "\n".join(course.examples),
             gap_pick, file_pick,
         )
+
+    def relabel(self, token, course_id, lang, request: gr.Request = None):
+        """A language switch: the status, statistics and tables said again in `lang`, and
+        the tab stays as it was (unlocked or not; unsaved course details kept). Outputs: as
+        `unlock`, then the batch table (its headers)."""
+        lang = normalize_lang(lang)
+        keep = (gr.skip(),) * 4  # course picker, name, description, examples
+        if not token:  # nothing typed: only the lock's words (no token check, nothing counted)
+            state = check_token(None, course_id)
+            stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+            return (t(lang, _LOCK_MESSAGE.get(state, "instr_locked")), gr.skip(), stats, files, cited, gaps, *keep,
+                    gap_pick, file_pick, views.batch_table([], lang))
+        status, panel, stats, files, cited, gaps, *_, gap_pick, file_pick = self.unlock(token, course_id, lang, request)
+        return (status, panel, stats, files, cited, gaps, *keep, gap_pick, file_pick, views.batch_table([], lang))
 
     # -- builds, with a progress bar --------------------------------------------------------
 
@@ -250,7 +271,7 @@ class InstructorTab:
             self.feedback.resolve_gap(course_id, key)
         groups = self.feedback.gap_groups(course_id)
         note = t(lang, "instr_gap_resolved") if keys else ""
-        return (t(lang, "instr_unlocked"), note, views.gaps_table(groups, lang),
+        return (t(lang, "instr_unlocked"), note, views.gaps_table(groups, lang, course_id),
                 gr.update(choices=views.gap_choices(groups), value=[]))
 
     def batch(self, token, course_id, questions, lang, request: gr.Request = None):

@@ -8,9 +8,12 @@ passed as table cells (which Gradio shows as text).
 from __future__ import annotations
 
 import html
+import re
 
 from courserag.courses.indexer import BuildSummary
 from courserag.instructor.tools import CourseFile, IndexStats
+from courserag.ui.files import file_url
+from courserag.i18n.locators import say_locator
 from courserag.i18n.ui_texts import t
 
 
@@ -65,13 +68,35 @@ def cited_table(rows: list[tuple[str, int, int, int]], lang: str) -> dict:
     return table([list(row) for row in rows], ["col_file", "col_times_cited", "👍", "👎"], lang)
 
 
-def gaps_table(groups: list[dict], lang: str) -> dict:
+GAP_DATATYPES = ["str", "number", "number", "number", "number", "str", "str", "markdown"]
+
+
+def _md_text(text: str) -> str:
+    """Text safe inside a Markdown link's words (course file names and places)."""
+    return re.sub(r"([\\`*_{}\[\]()<>#+!|~])", r"\\\1", html.escape(text, quote=False))
+
+
+def source_links(sources, course_id: str | None, lang: str) -> str:
+    """The sources a gap's answers used, each a link to the course file at the cited place."""
+    links = []
+    for source, locator in sources:
+        where = say_locator(locator, lang) if locator else ""
+        words = _md_text(f"{source} · {where}" if where else source)
+        links.append(f"[{words}]({file_url(course_id, source, locator)})" if course_id else words)
+    return "<br>".join(links)
+
+
+def gaps_table(groups: list[dict], lang: str, course_id: str | None = None) -> dict:
+    """Open gaps: the question (text, as asked), counts, when, comments, and the sources the
+    refused-or-wrong answers used, linked (the only Markdown column: no learner text in it)."""
     rows = [
-        [g["question"], g["count"], g["refused"], g["down"], str(g["last"])[:16].replace("T", " "),
-         " · ".join(g["comments"]), ", ".join(g["files"])]
+        [g["question"], g["count"], g["refused"], g["down"], g.get("wrong", 0), str(g["last"])[:16].replace("T", " "),
+         " · ".join(g["comments"]),
+         source_links(g.get("sources") or [(f, "") for f in g["files"]], course_id, lang)]
         for g in groups
     ]
-    return table(rows, ["col_question", "col_times", "col_refused", "👎", "col_last", "col_comments", "col_files"], lang)
+    return table(rows, ["col_question", "col_times", "col_refused", "👎", "col_wrong", "col_last", "col_comments",
+                        "col_files"], lang)
 
 
 def gap_choices(groups: list[dict]) -> list[tuple[str, str]]:

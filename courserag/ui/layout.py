@@ -45,6 +45,7 @@ class StudyWidgets:
     turns: Any
     example_buttons: list
     saved: Any
+    course_chip: Any
 
 
 def scope_choices(lang: str) -> list[tuple[str, str]]:
@@ -92,6 +93,8 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                     labels.add(gr.Markdown, elem_classes=["cr-privacy"], padding=True,
                                text={"value": lambda lg: t(lg, "privacy", max_mb=max_mb, minutes=minutes)})
             with gr.Column(scale=3, elem_id="cr-chat-col"):
+                # Narrow screens only (theme.py): the course in use, while the sidebar is folded.
+                course_chip = gr.HTML(app.course_chip(first, lang0), elem_id="cr-course-chip")
                 labels.add(gr.Button, size="sm", variant="secondary", elem_id="cr-sidebar-toggle",
                            text={"value": lambda lg: f"☰ {t(lg, 'sidebar_toggle')}"})
                 session_note = gr.Markdown("", elem_id="cr-session-note")
@@ -104,6 +107,9 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                                              text={"label": "feedback_comment", "placeholder": "feedback_comment"})
                         comment_btn = labels.add(gr.Button, scale=1, min_width=90, elem_id="cr-comment-send",
                                                  text={"value": "feedback_send"})
+                    # "Wrong", not only unhelpful: the question joins the instructor's content gaps.
+                    wrong_btn = labels.add(gr.Button, size="sm", variant="secondary", elem_id="cr-mark-wrong",
+                                           text={"value": lambda lg: f"✗ {t(lg, 'feedback_wrong')}"})
                 with gr.Row(equal_height=True):
                     question = labels.add(gr.Textbox, show_label=False, lines=1, max_lines=6, scale=6, elem_id="cr-question",
                                           autofocus=True, text={"label": "question_label", "placeholder": "question_placeholder"})
@@ -126,7 +132,8 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
 
     # -- course and examples ------------------------------------------------------------
     course.input(app.select_course, [course, sid, lang_state], [course_card, course_status, *example_buttons],
-                 api_name="select_course").then(*save, **private)
+                 api_name="select_course").then(app.course_chip, [course, lang_state], [course_chip], **private).then(
+        *save, **private)
     scope.input(*save, **private)
 
     # -- uploads --------------------------------------------------------------------------
@@ -157,5 +164,6 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
     comment_outputs = [turns, feedback_box, feedback_target, feedback_note, comment]
     comment_btn.click(app.send_comment, comment_inputs, comment_outputs, **private)
     comment.submit(app.send_comment, comment_inputs, comment_outputs, **private)
+    wrong_btn.click(app.mark_wrong, [feedback_target, turns, lang_state], comment_outputs, **private)
     return StudyWidgets(sid, stored, course, course_card, course_status, scope, notes, remove_names, upload_names,
-                        session_note, chat, turns, example_buttons, saved)
+                        session_note, chat, turns, example_buttons, saved, course_chip)

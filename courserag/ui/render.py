@@ -26,8 +26,9 @@ from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResul
 from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
 from courserag.i18n.locators import line_range, page_of, say_locator
+from courserag.ui.numbering import display_numbers
 from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
-from courserag.ui.sources import CODE_TYPES, highlight, paragraphs
+from courserag.ui.sources import CODE_TYPES, highlight, is_prose, paragraphs
 from courserag.i18n.ui_texts import t
 from courserag.ingest.progress import PendingUpload
 
@@ -85,14 +86,16 @@ def _passage_html(cite: dict, answer: str) -> str:
     """The cited text as the panel shows it: paragraphs, the sentences the answer used marked."""
     doc_type = str(cite.get("doc_type") or Path(str(cite.get("source", ""))).suffix.lstrip(".").lower())
     number = int(cite.get("n", 0))
+    text = str(cite.get("text", "")).replace("**", "")
+    code = doc_type in CODE_TYPES and not is_prose(text, doc_type)
     rows = []
-    for paragraph in paragraphs(str(cite.get("text", "")).replace("**", ""), doc_type):
+    for paragraph in paragraphs(text, doc_type if code or doc_type not in CODE_TYPES else "md"):
         if not paragraph.strip():
             continue
         pieces = highlight(paragraph, answer, number) if answer else [(paragraph, False)]
         inner = "".join(f"<mark>{html.escape(p)}</mark>" if marked else html.escape(p) for p, marked in pieces)
         rows.append(f'<div class="cr-para">{inner}</div>')
-    css = "cr-passage cr-code" if doc_type in CODE_TYPES else "cr-passage"
+    css = "cr-passage cr-code" if code else "cr-passage"
     return f'<div class="{css}" hidden>{"".join(rows)}</div>'
 
 
@@ -172,6 +175,7 @@ def format_reply(
     """The assistant message: answer text, what to try or what was not searched yet, the
     notices (already in `lang`), then the sources block. `pending` are the learner's files
     that were still being indexed when the question was asked."""
+    text, citations = display_numbers(text, citations)  # cited sources first: [1], [2] …
     parts = [text.strip()]
     if pending and scope in ("both", "notes"):
         parts.append(f"> {pending_note(pending, lang)}")
@@ -243,7 +247,8 @@ def render_notes(files: Sequence[UploadedFile], lang: str, pending: Sequence[Pen
         for f in ready
     )
     rows += "".join(_pending_row(p, lang) for p in pending)
-    return clean_html(f'<table class="cr-notes">{head}{rows}</table>')
+    # The box scrolls sideways if a row still cannot fit (names wrap anywhere first).
+    return clean_html(f'<div class="cr-notes-wrap"><table class="cr-notes">{head}{rows}</table></div>')
 
 
 def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
@@ -265,3 +270,10 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
         f'<div class="cr-desc">{html.escape(course.description)}</div>'
         f'<div class="cr-meta">{html.escape(meta)}</div>{hint}'
     )
+
+
+def render_course_chip(name: str, lang: str) -> str:
+    """"Course: CSC3100 Data Structures", or nothing when no course is chosen."""
+    if not name:
+        return ""
+    return clean_html(f'<div class="cr-chip">📘 {html.escape(t(lang, "course"))}: <b>{html.escape(name)}</b></div>')

@@ -75,6 +75,27 @@ def highlight(passage: str, answer: str, n: int) -> list[tuple[str, bool]]:
     return out
 
 
+# A line of code: a keyword that starts a statement, a call or an assignment, a comment, an
+# indented line, or a bracket left open at its end. Markdown's own "# Heading" is prose.
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \S+ import |return\b|for .+:\s*$|if .+:\s*$|while .+:\s*$|print\(|@\w)"
+    r"|^[\w.\[\]]+\s*[+\-*/]?=[^=]|^\w[\w.]*\(.*\)\s*$|^\s{2,}\S|[(\[{,]\s*$|^#(?!#* )"
+)
+PROSE_SHARE = 0.7  # a notebook passage with this share of prose lines is a Markdown cell's prose
+
+
+def is_prose(text: str, doc_type: str) -> bool:
+    """Whether a passage of a code file reads as prose: a notebook's Markdown cell (its
+    chunks say only "cell 4"), shown as paragraphs, not as monospace code."""
+    if doc_type != "ipynb" or "\nOutput:\n" in text or text.startswith("Output:"):
+        return False
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return False
+    prose = [line for line in lines if not _CODE_LINE.search(line)]
+    return len(prose) >= PROSE_SHARE * len(lines)
+
+
 def paragraphs(text: str, doc_type: str = "") -> list[str]:
     """The passage's paragraphs for display: lines of PDFs, Markdown and text joined where
     they only wrapped, list items and table rows kept apart; code, slides and documents line

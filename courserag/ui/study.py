@@ -22,7 +22,7 @@ from courserag.config.settings import Settings
 from courserag.ui.persist import Restored, restore, snapshot
 from courserag.i18n.messages import render
 from courserag.ui.render import (
-    answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card,
+    answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card, render_course_chip,
     render_notes, render_upload_log, upload_line,
 )
 from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
@@ -120,6 +120,14 @@ class StudyApp:
         except CourseRagError as exc:
             return escape_markdown_html(exc.say(lang))
         return render_course_card(course, self.index_status(course.id), lang)
+
+    def course_chip(self, course_id: str | None, lang: str) -> str:
+        """The course in use, in one line (shown above the chat on narrow screens)."""
+        try:
+            course = self.engine.course(course_id) if course_id else None
+        except CourseRagError:
+            course = None
+        return render_course_chip(course.name if course else "", normalize_lang(lang))
 
     def example_updates(self, course_id: str | None) -> list:
         examples: tuple[str, ...] = ()
@@ -324,10 +332,20 @@ class StudyApp:
             gr.Warning(t(lang, "empty_question"))
             yield list(history), "", turns, None
             return
+        limit = self.settings.limits.max_question_chars
+        if len(question) > limit:  # not an error, and not a message to rate: the box keeps it to shorten
+            gr.Warning(t(lang, "question_too_long", chars=len(question), limit=limit))
+            yield list(history), gr.skip(), turns, None
+            return
         scope = scope or "both"
         # Files still being indexed now are not searched for this answer: it says so.
         pending = self.engine.pending_uploads(sid) if scope != "course" else []
         history.append({"role": "user", "content": text_html(question)})
+        if scope == "notes" and not pending and not (sid and self.engine.uploads(sid)):
+            # Nothing was searched: say so, rather than a refusal about the course's materials.
+            history.append({"role": "assistant", "content": escape_markdown_html(t(lang, "no_notes_to_search"))})
+            yield list(history), "", turns, None
+            return
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
@@ -348,9 +366,21 @@ class StudyApp:
         history[-1] = {"role": "assistant", "content": format_answer(final, lang, self.docs_by_course, scope, pending)}
         turns.append(ChatTurn(
             index=len(history) - 1, question=question, answer=final.answer, citations=tuple(answer_citations(final)),
-            course=course_id, scope=scope, refused=final.refused, mode=final.mode,
+            course=course_id, scope=scope, refused=final.refused, mode=final.mode, notices=tuple(final.notices),
         ))
         yield list(history), gr.skip(), turns, final.to_json()
+
+    def chat_in(self, history, turns, lang) -> list:
+        """The chat said again in `lang` (a language switch): each answer's hint, notices,
+        source badges and places ("page 3" / "第 3 页"); the answers' own words stay."""
+        lang = normalize_lang(lang)
+        history = list(history or [])
+        for turn in turns or []:
+            if isinstance(turn, ChatTurn) and 0 <= turn.index < len(history):
+                notices = [n.text(lang) for n in turn.notices if hasattr(n, "text")]
+                shown = format_reply(turn.answer, turn.refused, turn.citations, lang, self.docs_by_course, turn.scope, notices)
+                history[turn.index] = {"role": "assistant", "content": shown}
+        return history
 
     @staticmethod
     def _error_detail(exc: Exception, question: str, lang: str) -> str:
@@ -408,3 +438,18 @@ class StudyApp:
             return turns, gr.update(visible=False), None, "", ""
         turns = replace_turn(turns, turn.rated(self.feedback.add_comment(turn.feedback, comment)))
         return turns, gr.update(visible=True), None, t(lang, "feedback_saved"), ""
+
+    def mark_wrong(self, target, turns, lang):
+        """The learner marks the rated answer wrong: a 👎 that says so (a content gap unless
+        it drew on their own notes). Outputs: as send_comment."""
+        lang = normalize_lang(lang)
+        turns = list(turns or [])
+        turn = find_turn(turns, target)
+        if turn is None:
+            return turns, gr.update(visible=False), None, "", gr.skip()
+        record = turn.feedback or self.feedback.record_vote(
+            question=turn.question, answer=turn.answer, citations=list(turn.citations), course_id=turn.course,
+            vote="down", scope=turn.scope or "both", refused=turn.refused, mode=turn.mode,
+        )
+        turns = replace_turn(turns, turn.rated(self.feedback.mark_wrong(record)))
+        return turns, gr.update(visible=True), target, t(lang, "feedback_marked_wrong"), gr.skip()

@@ -48,9 +48,14 @@ CSS = """
 .dark .cr-log .cr-ok { color: #86efac; }
 .dark .cr-log .cr-fail { color: #fca5a5; }
 .cr-log .cr-info { color: var(--cr-subdued); }
+.cr-notes-wrap { max-width: 100%; overflow-x: auto; }
 table.cr-notes { width: 100%; font-size: 0.88em; border-collapse: collapse; }
-table.cr-notes th, table.cr-notes td { text-align: left; padding: 0.2em 0.4em;
+table.cr-notes th, table.cr-notes td { text-align: left; padding: 0.2em 0.3em;
   border-bottom: 1px solid var(--border-color-primary); }
+table.cr-notes td:first-child { overflow-wrap: anywhere; word-break: break-word; min-width: 4em; }
+table.cr-notes th, table.cr-notes td:not(:first-child) { white-space: nowrap; }
+#cr-course-chip { display: none; }
+.cr-chip { font-size: 0.92em; overflow-wrap: anywhere; }
 progress.cr-progress { width: 100%; height: 0.8em; accent-color: #4338ca; }
 .cr-empty { font-size: 0.9em; color: var(--cr-subdued); }
 .cr-remove-file { max-width: 100%; }
@@ -83,16 +88,17 @@ details.cr-consulted > summary { cursor: pointer; color: var(--cr-subdued); }
 #cr-instr-progress:empty { display: none; }
 mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em; border-radius: 2px; }
 #cr-source-panel { position: fixed; top: 0; right: 0; bottom: 0; width: min(34rem, 100vw); z-index: 1000;
+  box-sizing: border-box; max-width: 100vw; overflow: hidden;
   background: var(--background-fill-primary); color: var(--body-text-color); border-left: 1px solid var(--border-color-primary);
   box-shadow: -8px 0 24px rgba(0, 0, 0, 0.18); display: flex; flex-direction: column; padding: 0.8em 1em; gap: 0.5em; }
 #cr-source-panel[hidden] { display: none; }
 #cr-source-panel .cr-sp-head { display: flex; align-items: flex-start; gap: 0.5em; }
 #cr-sp-title { font-size: 1.05em; margin: 0; flex: 1; overflow-wrap: anywhere; }
-#cr-sp-close { font-size: 1.5em; line-height: 1; background: none; border: 1px solid var(--border-color-primary);
+#cr-sp-close { flex: 0 0 auto; font-size: 1.5em; line-height: 1; background: none; border: 1px solid var(--border-color-primary);
   border-radius: 6px; width: 2em; height: 2em; cursor: pointer; color: var(--body-text-color); }
 #cr-sp-meta .cr-loc { margin-right: 0.4em; }
 #cr-sp-note { font-size: 0.85em; color: var(--cr-subdued); }
-#cr-sp-body { flex: 1; overflow: auto; line-height: 1.6; border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
+#cr-sp-body { flex: 1; min-height: 0; overflow: auto; overscroll-behavior: contain; line-height: 1.6; border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
 #cr-sp-body .cr-para { margin: 0 0 0.6em 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 #cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
 #cr-sp-foot a { color: #3730a3; font-weight: 600; }
@@ -101,8 +107,12 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
   #cr-main { flex-direction: column !important; }
   #cr-chat-col { order: -1; min-width: 0 !important; width: 100% !important; }
   #cr-sidebar { order: 0; display: none !important; min-width: 0 !important; width: 100% !important; }
-  #cr-sidebar.cr-sidebar-open { display: flex !important; }
+  /* Opened, the sidebar comes first, at the top of the page where the toggle is (client.js
+     scrolls it into view); below the chat it opened off-screen and the toggle seemed dead. */
+  #cr-sidebar.cr-sidebar-open { display: flex !important; order: -2; }
   #cr-sidebar-toggle { display: block; width: 100%; }
+  #cr-course-chip { display: block; }
+  #cr-source-panel { left: 0; right: 0; width: auto; border-left: none; padding: 0.6em 0.8em; }
   #cr-top { flex-direction: column !important; align-items: stretch !important; }
   #cr-top > * { min-width: 0 !important; width: 100% !important; }
   #cr-lang { order: -1; margin-left: auto; width: auto !important; }

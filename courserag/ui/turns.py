@@ -18,6 +18,7 @@ class ChatTurn:
     refused: bool
     mode: str
     feedback: dict | None = field(default=None, compare=False)
+    notices: tuple = field(default=(), compare=False)  # the answer's Notices, said again on a language switch
 
     def rated(self, record: dict | None) -> "ChatTurn":
         return replace(self, feedback=record)

@@ -1,0 +1,161 @@
+"""Issue 21, points 1 and 2: the page laid out from a 360 px phone to a desktop, checked by
+where things are drawn (bounding boxes inside the viewport and inside their boxes), not only
+by whether they exist. Every step waits for a settled page (tests/browser_support.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
+from tests.browser_app import CHROMIUM, open_app, select_course
+from tests.browser_support import ask, citations, docx, open_source, settle, upload, wait_ready
+
+pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
+    pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
+WIDTHS = [360, 420, 1366]
+NARROW = 768  # theme.NARROW
+HEIGHT = 700
+SHORT = 400
+SLACK = 0.5  # sub-pixel rounding of bounding boxes
+
+
+def box(page, selector: str) -> dict:
+    found = page.locator(selector).first.bounding_box()
+    assert found is not None, f"{selector} is not drawn"
+    return found
+
+
+def assert_inside(inner: dict, outer: dict, what: str) -> None:
+    assert inner["x"] >= outer["x"] - SLACK and inner["y"] >= outer["y"] - SLACK, (what, inner, outer)
+    assert inner["x"] + inner["width"] <= outer["x"] + outer["width"] + SLACK, (what, inner, outer)
+    assert inner["y"] + inner["height"] <= outer["y"] + outer["height"] + SLACK, (what, inner, outer)
+
+
+def viewport(page) -> dict:
+    size = page.evaluate("({width: document.documentElement.clientWidth, height: window.innerHeight})")
+    return {"x": 0, "y": 0, **size}
+
+
+def no_sideways_scroll(page) -> None:
+    wide = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert wide <= 0, f"the page scrolls sideways by {wide} px"
+
+
+def open_sidebar(page) -> None:
+    toggle = page.locator("#cr-sidebar-toggle")
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    page.wait_for_selector("#cr-course", state="visible")
+    settle(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_issue21_1_the_source_panel_is_a_whole_sheet_on_a_phone_scrolls_and_closes(browser, server, tmp_path, width):
+    # A short screen (a phone held sideways, a small laptop window): the passage must scroll.
+    context, page = open_app(browser, server, width=width, height=SHORT)
+    try:
+        no_sideways_scroll(page)
+        sentences = " ".join(
+            f"Sentence {i} of the numbat notes says the numbat ledger keeps {i} termite counts per column."
+            for i in range(1, 40)
+        )
+        notes = tmp_path / "numbat_notes.md"
+        notes.write_text(f"# Numbat ledger\n\n{sentences}\n", encoding="utf-8")
+        upload(page, notes)
+        answer = ask(page, "How many termite counts per column does the numbat ledger keep?")
+        mine = next(c for c in citations(answer) if c["file"] == "numbat_notes.md")
+        panel = open_source(page, answer, int(mine["n"]))
+        screen = viewport(page)
+        sheet = box(page, "#cr-source-panel")
+        assert_inside(sheet, screen, "source panel")
+        if width < NARROW:
+            assert sheet["width"] >= screen["width"] - 1, ("not a full-width sheet", sheet, screen)
+        for part in ("#cr-sp-title", "#cr-sp-close", "#cr-sp-meta", "#cr-sp-body"):
+            assert_inside(box(page, part), sheet, part)
+        title = panel.locator("#cr-sp-title")
+        assert title.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1"), "the title is cut off"
+        assert "numbat_notes.md" in title.inner_text()
+
+        body = panel.locator("#cr-sp-body")
+        assert body.evaluate("(e) => e.scrollHeight > e.clientHeight"), "the long passage should need scrolling here"
+        assert body.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1"), "lines are cut at the side"
+        body.evaluate("(e) => { e.scrollTop = 0; e.scrollTop = 200; }")
+        assert body.evaluate("(e) => e.scrollTop") > 0, "the passage does not scroll"
+        assert_inside(box(page, "#cr-sp-close"), screen, "close button after scrolling")
+        no_sideways_scroll(page)
+
+        page.click("#cr-sp-close")
+        page.wait_for_selector("#cr-source-panel[hidden]", state="attached")
+        settle(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_issue21_1_the_sidebar_opens_in_view_and_the_course_in_use_is_always_shown(browser, server, width):
+    context, page = open_app(browser, server, width=width, height=HEIGHT)
+    try:
+        screen = viewport(page)
+        if width >= NARROW:
+            assert not page.locator("#cr-sidebar-toggle").is_visible() and not page.locator("#cr-course-chip").is_visible()
+            assert_inside(box(page, "#cr-course"), screen, "course picker")
+            select_course(page, "DS2010 数据科学导论")
+            assert "DS2010" in page.locator("#cr-course input").input_value()
+            return
+        chip = box(page, "#cr-course-chip")
+        assert_inside(chip, screen, "course line")
+        assert "CSC3100 Data Structures" in page.inner_text("#cr-course-chip")
+        assert box(page, "#cr-chat")["y"] < HEIGHT / 2, "the chat comes first"
+        page.mouse.wheel(0, 400)  # the toggle is pressed wherever the page was scrolled to
+        page.locator("#cr-sidebar-toggle").click()
+        page.wait_for_selector("#cr-course", state="visible")
+        settle(page)
+        assert page.locator("#cr-sidebar-toggle").get_attribute("aria-expanded") == "true"
+        assert_inside(box(page, "#cr-course"), screen, "course picker after the toggle")
+        select_course(page, "DS2010 数据科学导论")
+        page.wait_for_selector("#cr-course-chip:has-text('DS2010')")
+        page.locator("#cr-sidebar-toggle").click()
+        page.wait_for_selector("#cr-course", state="hidden")
+        settle(page)
+        assert page.locator("#cr-sidebar-toggle").get_attribute("aria-expanded") == "false"
+        page.evaluate("window.scrollTo(0, 0)")
+        settle(page)
+        assert_inside(box(page, "#cr-course-chip"), viewport(page), "course line after switching")
+        assert "DS2010" in page.inner_text("#cr-course-chip")
+        no_sideways_scroll(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_issue21_2_the_notes_table_fits_its_box_with_a_long_chinese_file_name(browser, server, tmp_path, width):
+    context, page = open_app(browser, server, width=width, height=HEIGHT, locale="zh-CN")
+    try:
+        name = "第三周数据结构与算法课堂笔记二叉搜索树与平衡树的旋转操作详解以及红黑树的插入删除.docx"
+        notes = docx(tmp_path / name, [("h1", "旋转"), ("p", "左旋和右旋保持二叉搜索树的中序顺序不变。")])
+        if width < NARROW:
+            open_sidebar(page)
+        upload(page, notes)
+        wait_ready(page, name)
+        sidebar = box(page, "#cr-sidebar")
+        notes_box = box(page, "#cr-notes")
+        assert_inside(notes_box, sidebar, "notes block")
+        wrap = page.locator("#cr-notes .cr-notes-wrap")
+        fits = wrap.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1")
+        remove = box(page, f"#cr-notes .cr-remove-file[data-name='{name}']")
+        status = box(page, "#cr-notes tr:last-child td:nth-child(4)")
+        if fits:  # every column drawn inside the box
+            for what, part in (("remove button", remove), ("status", status)):
+                assert_inside(part, notes_box, what)
+        else:  # or the box scrolls sideways to them, and the page does not
+            wrap.evaluate("(e) => { e.scrollLeft = e.scrollWidth; }")
+            assert_inside(box(page, f"#cr-notes .cr-remove-file[data-name='{name}']"), notes_box, "remove button")
+        assert_inside(notes_box, viewport(page) | {"height": 10**6}, "notes block")
+        no_sideways_scroll(page)
+    finally:
+        context.close()
