@@ -11,16 +11,21 @@ not depend on the model being fitted) and writes the decision features, whether 
 question is answerable, whether the cited texts hold its answer and whether the answer
 would be correct (answer_eval's judge and window).
 
-Questions used: SyllabusQA's `train` split (an even spread of each question type, "no answer"
-the negatives) to fit; every sixth question of its `val` split to choose the one operating
-point; and of
-each Wikipedia set (all answerable) only questions that `bench.answers`' reported run does
-not ask (answer_eval's own --max selection is left out), to fit. No test split is read.
+Questions used (SOURCES): SyllabusQA's `train` split (25 of each answerable question type and
+100 "no answer" ones, the negatives, evenly spread) to fit; every eighth question of its `val`
+split to choose the one operating point; of each Wikipedia set (all answerable) questions
+that `bench.answers`' reported run does not ask, collected (`fit`) and every fifth question of
+that run (`val`), reported only: FIT_SETS (default syllabusqa_dev) says what is fitted on. No
+test split is read. Collecting in parallel: FIT_ONLY_KIND (one question type), FIT_ROLES
+(fit,val), FEATURES_DIR (where the rows go).
 
 `fit` standardises the features, fits an L2-regularised logistic regression (numpy, Newton
-steps), weighting each source so SyllabusQA and the Wikipedia sets count alike, and picks
+steps), weighting each source alike and, within SyllabusQA, both classes alike, and picks
 the threshold on SyllabusQA val: the one that gets the most val questions right (answerable
-ones answered correctly, "no answer" ones refused).
+ones answered correctly, "no answer" ones refused), among those the model decides (not the
+ones retrieval or the kept "missing:" rule refuse). The shipped weights were fitted on rows
+collected before `rules_reason` was recorded, so their threshold was chosen on every val
+row that reached the composer; a fresh `collect` leaves the "missing:" rows out of that choice.
 """
 
 from __future__ import annotations
