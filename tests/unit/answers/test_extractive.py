@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from courserag.answers.extractive import classify, compose
-from courserag.answers.extractive.compose import subject_tokens
+from courserag.answers.extractive.subject import subject_tokens
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.sentences import split_sentences
 from courserag.answers.extractive.units import source_units
