@@ -341,11 +341,6 @@ class StudyApp:
         # Files still being indexed now are not searched for this answer: it says so.
         pending = self.engine.pending_uploads(sid) if scope != "course" else []
         history.append({"role": "user", "content": text_html(question)})
-        if scope == "notes" and not pending and not (sid and self.engine.uploads(sid)):
-            # Nothing was searched: say so, rather than a refusal about the course's materials.
-            history.append({"role": "assistant", "content": escape_markdown_html(t(lang, "no_notes_to_search"))})
-            yield list(history), "", turns, None
-            return
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
         previous = [turn.question for turn in turns if turn.course == course_id]
@@ -363,7 +358,11 @@ class StudyApp:
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None
-        history[-1] = {"role": "assistant", "content": format_answer(final, lang, self.docs_by_course, scope, pending)}
+        shown = format_answer(final, lang, self.docs_by_course, scope, pending)
+        if final.refused and scope == "notes" and not pending and not (sid and self.engine.uploads(sid)):
+            # Nothing was searched: say so, not "not in this course's materials" (the API keeps the refusal).
+            shown = format_reply(t(lang, "no_notes_to_search"), False, [], lang, self.docs_by_course, scope)
+        history[-1] = {"role": "assistant", "content": shown}
         turns.append(ChatTurn(
             index=len(history) - 1, question=question, answer=final.answer, citations=tuple(answer_citations(final)),
             course=course_id, scope=scope, refused=final.refused, mode=final.mode, notices=tuple(final.notices),
