@@ -43,7 +43,7 @@ test: setup-dev browser
 
 # The edit loop: unit and contract tests without the slow ones (under two minutes on 2 cores).
 test-fast: setup-dev
-	$(PY) -m pytest tests/unit tests/contract -m "not slow" -q
+	$(PY) -m pytest tests/unit tests/contract tests/weaviate_server -m "not slow and not sample_index" -q
 
 lint: setup-dev
 	$(PY) -m ruff check .

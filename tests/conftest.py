@@ -135,3 +135,14 @@ def engine(built_sample_data, embedder):
 
 # The local Weaviate wire-protocol server (tests/weaviate_server) as fixtures.
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: E402,F401
+
+
+# Fixtures that build the sample courses' index (about 40 s once per run): the fast lane
+# (`make test-fast`) leaves out the tests that use them.
+SAMPLE_INDEX_FIXTURES = {"built_sample_data", "sample_data", "engine"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SAMPLE_INDEX_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.sample_index)

@@ -106,6 +106,7 @@ def run(model: Path, embeds: np.ndarray, mask: np.ndarray) -> np.ndarray:
 # -- the default path needs none of the optional packages ----------------------------------------
 
 
+@pytest.mark.slow  # converts the model from scratch in a subprocess
 def test_the_default_embedder_converts_and_embeds_without_torch(without_torch):
     assert without_torch["model"] == "multilingual-e5-small+use-multilingual-v3"
     assert without_torch["loaded"] == []
@@ -207,6 +208,7 @@ def test_the_check_does_not_import_the_packages(monkeypatch):
     assert not [m for m in OPTIONAL_MODULES if m in sys.modules]
 
 
+@pytest.mark.slow  # starts app.py
 def test_the_app_started_with_minilm_but_without_its_packages_says_so_in_one_line(tmp_path):
     """`python app.py` on an install of requirements.txt alone (the optional modules refused
     by an import hook) with EMBEDDING_MODEL=all-MiniLM-L6-v2: one line naming the file."""

@@ -142,6 +142,7 @@ def test_dim_does_not_load_the_model():
     assert embedder._model is None
 
 
+@pytest.mark.slow  # loads MiniLM on torch
 def test_an_english_only_model_is_known_not_to_read_chinese(embedder):
     """MiniLM's vocabulary reads most Chinese characters as [UNK], so ranking leaves Chinese
     questions to BM25 with it (ranking.LEXICAL_ONLY_WEIGHTS); the default ensemble reads both."""
