@@ -9,21 +9,11 @@ from __future__ import annotations
 
 import re
 
+from courserag.i18n.catalog import say
+
 _NUMBERED = re.compile(r"^(page|slide|cell) (\d+)$")
 _RANGE = re.compile(r"^(lines|paragraphs) (\d+)-(\d+)$")
 MAX_PATH_CHARS = 40  # a heading path longer than this keeps its last one or two headings
-
-# (kind, lang) -> template; "{a}" / "{b}" are the numbers, one or a range.
-_WORDS = {
-    ("page", "en"): "page {a}", ("page", "zh"): "第 {a} 页",
-    ("slide", "en"): "slide {a}", ("slide", "zh"): "第 {a} 张幻灯片",
-    ("cell", "en"): "cell {a}", ("cell", "zh"): "第 {a} 个单元格",
-    ("line", "en"): "line {a}", ("line", "zh"): "第 {a} 行",
-    ("lines", "en"): "lines {a}–{b}", ("lines", "zh"): "第 {a}–{b} 行",
-    ("paragraph", "en"): "paragraph {a}", ("paragraph", "zh"): "第 {a} 段",
-    ("paragraphs", "en"): "paragraphs {a}–{b}", ("paragraphs", "zh"): "第 {a}–{b} 段",
-}
-
 
 def say_locator(locator: str, lang: str = "en") -> str:
     """The locator as the learner reads it ("第 3 页", "lines 10–42", "… › Heaps › Push")."""
@@ -31,13 +21,13 @@ def say_locator(locator: str, lang: str = "en") -> str:
     lang = "zh" if lang == "zh" else "en"
     match = _NUMBERED.match(locator)
     if match:
-        return _WORDS[(match.group(1), lang)].format(a=match.group(2))
+        return say(f"locator.{match.group(1)}", lang, a=match.group(2))
     match = _RANGE.match(locator)
     if match:
         kind, a, b = match.groups()
         if a == b:
-            return _WORDS[(kind[:-1], lang)].format(a=a)
-        return _WORDS[(kind, lang)].format(a=a, b=b)
+            return say(f"locator.{kind[:-1]}", lang, a=a)
+        return say(f"locator.{kind}", lang, a=a, b=b)
     parts = [part.strip() for part in locator.split(" > ") if part.strip()]
     if len(locator) > MAX_PATH_CHARS and len(parts) > 1:
         # The top heading is usually the document's title, which the file name already says.
