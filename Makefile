@@ -38,7 +38,7 @@ browser:
 	bash scripts/ensure_axe.sh
 
 # The whole suite, tiers in order: unit, contract, integration, browser (tests/README.md).
-test: setup-dev browser
+test: setup-dev browser lint
 	$(PY) -m pytest
 
 # The edit loop: unit and contract tests without the slow ones (under two minutes on 2 cores).
@@ -47,6 +47,7 @@ test-fast: setup-dev
 
 lint: setup-dev
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 # The full-size load test and other slow suites are also in `make test`; this adds the
 # long variants that are flagged off by default.

@@ -34,10 +34,9 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 def main() -> int:
-    from courserag.engine.facade import RagEngine
     from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
     from courserag.engine.startup import prepare
-
     from courserag.errors import ConfigError
 
     configure_logging()

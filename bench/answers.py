@@ -92,7 +92,7 @@ def parse_answer_eval(output: str) -> Row:
         if latency:
             row.ms_median, row.ms_p95 = float(latency.group(1)), float(latency.group(2))
         elif line.startswith("# ") and "n=" in line:
-            kind = line[2:line.index(" n=")].strip()
+            kind = line[2 : line.index(" n=")].strip()
             row.by_kind[kind] = {k: float(v) for k, v in _FIGURE.findall(line.replace("n= ", "n="))}
     return row
 
@@ -111,8 +111,19 @@ def run_shared(spec: AnswerSet, cache: Path, python: str, max_override: int | No
     work = cache / f"{spec.name}-{spec.scope}"
     size = spec.max if max_override is None else max_override
     out = cache / f"{spec.name}-{spec.scope}{'-' + spec.split if spec.split else ''}-{size or 'all'}.results.jsonl"
-    command = [python, str(SHARED / "answer_eval.py"), str(SHARED / spec.name), "--scope", spec.scope,
-               "--work", str(work), "--out", str(out), "--python", python]
+    command = [
+        python,
+        str(SHARED / "answer_eval.py"),
+        str(SHARED / spec.name),
+        "--scope",
+        spec.scope,
+        "--work",
+        str(work),
+        "--out",
+        str(out),
+        "--python",
+        python,
+    ]
     if spec.split:
         command += ["--split", spec.split]
     if size:
@@ -126,7 +137,9 @@ def run_shared(spec: AnswerSet, cache: Path, python: str, max_override: int | No
 def run_course_qa(cache: Path, python: str, limit: int | None = None) -> Row:
     """course_qa_dev on the sample courses through `rag_engine.py eval --json`."""
     env = _env(cache, {"DATA_DIR": str(cache / "sample-data")})
-    build = subprocess.run([python, "build_weaviate_index.py", "--no-progress"], capture_output=True, text=True, cwd=ROOT, env=env)
+    build = subprocess.run(
+        [python, "build_weaviate_index.py", "--no-progress"], capture_output=True, text=True, cwd=ROOT, env=env
+    )
     if build.returncode:
         raise RuntimeError(f"building the sample courses failed: {build.stderr[-800:]}")
     report = cache / "course_qa_dev.json"
@@ -142,33 +155,56 @@ def run_course_qa(cache: Path, python: str, limit: int | None = None) -> Row:
 def row_of_course_qa(report: dict) -> Row:
     """The Row of a `rag_engine.py eval --json` report (courserag/answers/evaluation.py's figures)."""
     s = report["summary"]
-    return Row("course_qa_dev", "course", n=int(s["questions"]), correct=s["correct"], top_chunk=s.get("top_chunk"),
-               evidence=s.get("cited"), false_refuse=s["false_refusals"], refuse_unans=s["refuse_ok"],
-               words=s.get("words"), ms_median=s.get("ms_median"), ms_p95=s.get("ms_p95"), by_kind=report.get("by_kind", {}))
+    return Row(
+        "course_qa_dev",
+        "course",
+        n=int(s["questions"]),
+        correct=s["correct"],
+        top_chunk=s.get("top_chunk"),
+        evidence=s.get("cited"),
+        false_refuse=s["false_refusals"],
+        refuse_unans=s["refuse_ok"],
+        words=s.get("words"),
+        ms_median=s.get("ms_median"),
+        ms_p95=s.get("ms_p95"),
+        by_kind=report.get("by_kind", {}),
+    )
 
 
 def _cell(value, digits: int = 3) -> str:
     if value is None:
         return "–"
-    return f"{value:.{digits}f}" if isinstance(value, float) and digits else f"{value:.0f}" if isinstance(value, float) else str(value)
+    return (
+        f"{value:.{digits}f}"
+        if isinstance(value, float) and digits
+        else f"{value:.0f}"
+        if isinstance(value, float)
+        else str(value)
+    )
 
 
 def markdown(rows: Sequence[Row]) -> str:
     """The table docs/EVALUATION.md carries (course_qa_dev's evidence column is 'right file cited')."""
-    head = ("| set | scope | n | correct | top chunk | evidence | false refusals | no answer refused "
-            "| words (median) | ask ms median | ask ms p95 |")
+    head = (
+        "| set | scope | n | correct | top chunk | evidence | false refusals | no answer refused "
+        "| words (median) | ask ms median | ask ms p95 |"
+    )
     lines = [head, "|" + " --- |" * 11]
     for r in rows:
-        lines.append(f"| {r.name} | {r.scope} | {r.n} | {_cell(r.correct)} | {_cell(r.top_chunk)} | {_cell(r.evidence)} "
-                     f"| {_cell(r.false_refuse)} | {_cell(r.refuse_unans)} | {_cell(r.words, 0)} "
-                     f"| {_cell(r.ms_median, 0)} | {_cell(r.ms_p95, 0)} |")
+        lines.append(
+            f"| {r.name} | {r.scope} | {r.n} | {_cell(r.correct)} | {_cell(r.top_chunk)} | {_cell(r.evidence)} "
+            f"| {_cell(r.false_refuse)} | {_cell(r.refuse_unans)} | {_cell(r.words, 0)} "
+            f"| {_cell(r.ms_median, 0)} | {_cell(r.ms_p95, 0)} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.answers", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", help="comma-separated set names (default: every set)")
-    parser.add_argument("--max", type=int, default=None, help="override every set's size (answer_eval's --max; course_qa_dev: --limit)")
+    parser.add_argument(
+        "--max", type=int, default=None, help="override every set's size (answer_eval's --max; course_qa_dev: --limit)"
+    )
     parser.add_argument("--cache", type=Path, default=Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache")))
     parser.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"))
     parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
@@ -185,8 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         spec = known[name]
         try:
-            row = (run_course_qa(args.cache, args.python, args.max) if name == "course_qa_dev"
-                   else run_shared(spec, args.cache, args.python, args.max))
+            row = (
+                run_course_qa(args.cache, args.python, args.max)
+                if name == "course_qa_dev"
+                else run_shared(spec, args.cache, args.python, args.max)
+            )
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -25,10 +25,12 @@ def _course(course_id: str, folder: Path):
     return Course(course_id, course_id, "benchmark course", "en", folder)
 
 
-def build_benchmark(embedder, corpus: data.Corpus, reps: int = 5, text_files: int = 500, mixed: dict | None = None) -> dict:
-    from courserag.embedders import CachingEmbedder
-    from courserag.courses.indexer import build_course
+def build_benchmark(
+    embedder, corpus: data.Corpus, reps: int = 5, text_files: int = 500, mixed: dict | None = None
+) -> dict:
     from courserag.config.settings import Settings
+    from courserag.courses.indexer import build_course
+    from courserag.embedders import CachingEmbedder
     from courserag.stores.local import LocalCourseStore
 
     work = Path(tempfile.mkdtemp(prefix="courserag-bench-build-"))

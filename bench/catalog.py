@@ -38,22 +38,51 @@ def write_catalog(folder: Path, courses: int = 2000, terms: int = 3, seed: int =
             out.writerow(FILES[name])
             out.writerows(rows)
 
-    write("terms.csv", [[t, f"Term {n}", f"第 {n} 学期", date(2026 + n, 1, 1).isoformat(), date(2026 + n, 6, 30).isoformat()]
-                        for n, t in enumerate(term_ids)])
+    write(
+        "terms.csv",
+        [
+            [t, f"Term {n}", f"第 {n} 学期", date(2026 + n, 1, 1).isoformat(), date(2026 + n, 6, 30).isoformat()]
+            for n, t in enumerate(term_ids)
+        ],
+    )
     rows = []
     for i, code in enumerate(codes):
-        earlier = codes[max(0, i - 40):i]
+        earlier = codes[max(0, i - 40) : i]
         prereq = ""
         if len(earlier) >= 3 and i % 2:
             a, b, c = rng.sample(earlier, 3)
             prereq = f"{a} and ({b} or {c})"
-        rows.append([code, f"Course {code}", f"课程 {code}", "3", prereq, "", "", "", "", "", "",
-                     f"Description of {code}.", f"{code} 的简介。"])
+        rows.append(
+            [
+                code,
+                f"Course {code}",
+                f"课程 {code}",
+                "3",
+                prereq,
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"Description of {code}.",
+                f"{code} 的简介。",
+            ]
+        )
     write("courses.csv", rows)
-    write("sections.csv", [[t, code, "L01", "lecture", "Mon;Wed", "10:30", "11:50", f"R-{i % 90}", "Dr. A;Dr. B", "en"]
-                           for t in term_ids for i, code in enumerate(codes)])
+    write(
+        "sections.csv",
+        [
+            [t, code, "L01", "lecture", "Mon;Wed", "10:30", "11:50", f"R-{i % 90}", "Dr. A;Dr. B", "en"]
+            for t in term_ids
+            for i, code in enumerate(codes)
+        ],
+    )
     write("programs.csv", [["P1", "BSc One", "一号专业", "128"]])
-    write("requirements.csv", [["P1", str(1 + i % 4), "Core", "核心", code, "required"] for i, code in enumerate(codes[:200])])
+    write(
+        "requirements.csv",
+        [["P1", str(1 + i % 4), "Core", "核心", code, "required"] for i, code in enumerate(codes[:200])],
+    )
     return codes
 
 

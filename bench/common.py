@@ -29,6 +29,7 @@ def cache_dir() -> Path:
     """Where embeddings and built stores are kept between runs (BENCH_CACHE_DIR)."""
     return Path(os.environ.get("BENCH_CACHE_DIR") or PROJECT_ROOT / "data" / "bench-cache")
 
+
 RESULTS_DIR = PROJECT_ROOT / "bench" / "results"
 
 

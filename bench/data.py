@@ -64,15 +64,23 @@ def _jsonl(path: Path) -> list[dict]:
 
 def _require(path: Path) -> Path:
     if not path.exists():
-        raise SystemExit(f"benchmark data not found: {path} (set BENCH_EVAL_DIR to the folder with squad_v1_dev/ and cmrc2018_dev/)")
+        raise SystemExit(
+            f"benchmark data not found: {path} (set BENCH_EVAL_DIR to the folder with squad_v1_dev/ and cmrc2018_dev/)"
+        )
     return path
 
 
 @lru_cache(maxsize=4)
 def passages(limit: int = DISTINCT_PASSAGES) -> tuple[Passage, ...]:
     """`limit` real passages, 3 English : 1 Chinese, in a seeded order."""
-    english = [Passage(d["doc_id"], d["title"], d["text"], "en") for d in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "corpus.jsonl"))]
-    chinese = [Passage(d["doc_id"], d["title"], d["text"], "zh") for d in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "corpus.jsonl"))]
+    english = [
+        Passage(d["doc_id"], d["title"], d["text"], "en")
+        for d in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "corpus.jsonl"))
+    ]
+    chinese = [
+        Passage(d["doc_id"], d["title"], d["text"], "zh")
+        for d in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "corpus.jsonl"))
+    ]
     n_zh = min(len(chinese), limit // 4)
     n_en = min(len(english), limit - n_zh)
     chosen = english[:n_en] + chinese[:n_zh]
@@ -83,8 +91,14 @@ def passages(limit: int = DISTINCT_PASSAGES) -> tuple[Passage, ...]:
 @lru_cache(maxsize=1)
 def questions() -> tuple[Question, ...]:
     """Real questions, 3 English : 1 Chinese, interleaved in a seeded order."""
-    en = [Question(q["question"], "en", tuple(q["gold_doc_ids"])) for q in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "queries.jsonl"))]
-    zh = [Question(q["question"], "zh", tuple(q["gold_doc_ids"])) for q in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "queries.jsonl"))]
+    en = [
+        Question(q["question"], "en", tuple(q["gold_doc_ids"]))
+        for q in _jsonl(_require(EVAL_DIR / "squad_v1_dev" / "queries.jsonl"))
+    ]
+    zh = [
+        Question(q["question"], "zh", tuple(q["gold_doc_ids"]))
+        for q in _jsonl(_require(EVAL_DIR / "cmrc2018_dev" / "queries.jsonl"))
+    ]
     rng = random.Random(11)
     rng.shuffle(en)
     rng.shuffle(zh)
@@ -161,6 +175,7 @@ class DerivedVectorsEmbedder(Embedder):
 
 def disk_cached(embedder: Embedder, progress: bool = False) -> CachingEmbedder:
     """`embedder` with its vectors kept under CACHE_DIR/embeddings between runs."""
+
     def say(done: int, total: int) -> None:
         print(f"  embedded {done}/{total} new texts (cached for later runs)", flush=True)
 
@@ -180,7 +195,9 @@ class Corpus:
         v = j // len(self.passages) + offset
         return variant_text(self.passages[p].text, v), p, v
 
-    def texts_and_vectors(self, n: int, offset: int = 0, seed_base: int = 0, start: int = 0) -> tuple[list[str], np.ndarray]:
+    def texts_and_vectors(
+        self, n: int, offset: int = 0, seed_base: int = 0, start: int = 0
+    ) -> tuple[list[str], np.ndarray]:
         """Texts and vectors of synthetic chunks start..n-1 (real vectors for variant 0)."""
         texts, rows, seeds, derived = [], [], [], []
         for j in range(start, n):
@@ -266,7 +283,9 @@ def fill_pool(pool, corpus: Corpus, n: int, name: str = "my_notes.pdf") -> None:
     from courserag.retrieval.session_pool import UploadedFile
 
     chunks, vectors = session_chunks(corpus, n, name)
-    uploaded = UploadedFile(name, chunks[0].file_hash, "pdf", len(chunks), len(chunks), sum(len(c.text) for c in chunks))
+    uploaded = UploadedFile(
+        name, chunks[0].file_hash, "pdf", len(chunks), len(chunks), sum(len(c.text) for c in chunks)
+    )
     pool.add_file(uploaded, chunks, precomputed_embed(chunks, vectors, n))
 
 
@@ -275,7 +294,9 @@ def precomputed_embed(chunks, vectors: np.ndarray, seed: int):
     sentences' (synthetic_sentences), instead of running a model."""
     from courserag.retrieval.sentence_vectors import chunk_sentences
 
-    by_text = dict(zip(chunk_sentences(chunks)[0], synthetic_sentences(chunks, vectors, seed).vectors.astype(np.float32)))
+    by_text = dict(
+        zip(chunk_sentences(chunks)[0], synthetic_sentences(chunks, vectors, seed).vectors.astype(np.float32))
+    )
     by_text.update({c.text: v for c, v in zip(chunks, vectors)})
     return lambda texts: np.stack([by_text[t] for t in texts])
 
@@ -329,8 +350,15 @@ def notes_docx_bytes(sections: int, seed: int = 0) -> bytes:
     return docgen.docx_bytes(blocks)
 
 
-def write_mixed_course(folder: Path, pdfs: int = 4, pdf_pages: int = 10, decks: int = 3, slides: int = 12,
-                       docs: int = 3, doc_sections: int = 6) -> Path:
+def write_mixed_course(
+    folder: Path,
+    pdfs: int = 4,
+    pdf_pages: int = 10,
+    decks: int = 3,
+    slides: int = 12,
+    docs: int = 3,
+    doc_sections: int = 6,
+) -> Path:
     """A course folder of real generated PDF, PPTX and DOCX files."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -352,5 +380,7 @@ def write_text_course(folder: Path, files: int) -> Path:
         sub = folder / f"unit{i // 50:02d}"
         sub.mkdir(exist_ok=True)
         p = pool[i % len(pool)]
-        (sub / f"reading{i:04d}.txt").write_text(f"{p.title}\n\n{variant_text(p.text, i // len(pool))}\n", encoding="utf-8")
+        (sub / f"reading{i:04d}.txt").write_text(
+            f"{p.title}\n\n{variant_text(p.text, i // len(pool))}\n", encoding="utf-8"
+        )
     return folder

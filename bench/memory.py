@@ -23,12 +23,17 @@ def _payload_bytes(chunks, dim: int) -> int:
     return sum(len(c.text.encode("utf-8")) for c in chunks) + len(chunks) * dim * 4
 
 
-def measure(sessions: int, chunks_per_session: int, course_size: int | None, distinct: int = 2000,
-            embedder_name: str = "all-MiniLM-L6-v2") -> dict:
-    from bench import data
-    from bench.common import settle_memory
+def measure(
+    sessions: int,
+    chunks_per_session: int,
+    course_size: int | None,
+    distinct: int = 2000,
+    embedder_name: str = "all-MiniLM-L6-v2",
+) -> dict:
     from types import SimpleNamespace
 
+    from bench import data
+    from bench.common import settle_memory
     from courserag.retrieval.session_pool import SessionRegistry
     from courserag.stores.local import LocalCourseStore
 
@@ -97,11 +102,28 @@ def measure(sessions: int, chunks_per_session: int, course_size: int | None, dis
     return out
 
 
-def run_child(sessions: int, chunks: int, course_size: int | None, distinct: int = 2000,
-              embedder_name: str = "all-MiniLM-L6-v2", timeout: float = 600) -> dict:
+def run_child(
+    sessions: int,
+    chunks: int,
+    course_size: int | None,
+    distinct: int = 2000,
+    embedder_name: str = "all-MiniLM-L6-v2",
+    timeout: float = 600,
+) -> dict:
     """Run `measure` in a fresh interpreter and return its JSON."""
-    cmd = [sys.executable, "-m", "bench.memory", "--sessions", str(sessions), "--chunks", str(chunks),
-           "--distinct", str(distinct), "--embedder-name", embedder_name]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.memory",
+        "--sessions",
+        str(sessions),
+        "--chunks",
+        str(chunks),
+        "--distinct",
+        str(distinct),
+        "--embedder-name",
+        embedder_name,
+    ]
     if course_size:
         cmd += ["--course-size", str(course_size)]
     env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     import numpy as np
 
     from bench import data, retrieval
-    from courserag.embedders import get_embedder
     from courserag.config.settings import Settings
+    from courserag.embedders import get_embedder
 
     settings = Settings.from_env()
     embedder = get_embedder(settings.embedding_model, "torch", None, settings.cpu_threads)
@@ -56,7 +56,10 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     profiler.runcall(run)
     elapsed = (time.perf_counter() - started) * 1000 / len(questions)
-    print(f"retrieve at {args.size} chunks ({'cold' if args.cold else 'question vector cached'}): {elapsed:.1f} ms per question under cProfile")
+    print(
+        f"retrieve at {args.size} chunks ({'cold' if args.cold else 'question vector cached'}): "
+        f"{elapsed:.1f} ms per question under cProfile"
+    )
     for key in ("cumulative", "tottime"):
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats(key).print_stats(args.top)
@@ -68,10 +71,12 @@ def main(argv=None) -> int:
     pool = engine.sessions.get("pool2000")
     vector = embedder.embed_query(questions[0]).reshape(1, -1)
     k = 20
-    parts = {"faiss search (cached index)": lambda: pool.index._faiss.search(vector, k),
-             "ChunkIndex.vector_search (search + result objects)": lambda: pool.vector_search(vector[0], k),
-             "decode the pool's vectors": lambda: pool.index.vectors,
-             "IndexFlatIP + add": lambda m=pool.index.vectors: faiss.IndexFlatIP(m.shape[1]).add(m)}
+    parts = {
+        "faiss search (cached index)": lambda: pool.index._faiss.search(vector, k),
+        "ChunkIndex.vector_search (search + result objects)": lambda: pool.vector_search(vector[0], k),
+        "decode the pool's vectors": lambda: pool.index.vectors,
+        "IndexFlatIP + add": lambda m=pool.index.vectors: faiss.IndexFlatIP(m.shape[1]).add(m),
+    }
     print("one vector search at 2000 session chunks, median of 200:")
     for name, fn in parts.items():
         times = []

@@ -48,9 +48,9 @@ class Fixture:
 
 
 def make_engine(embedder, store, course_ids, settings=None):
+    from courserag.config.settings import Settings
     from courserag.courses.directory import Course, CourseDirectory
     from courserag.engine.facade import RagEngine
-    from courserag.config.settings import Settings
 
     settings = settings or Settings(data_dir=Path(tempfile.gettempdir()) / "courserag-bench-data")
     directory = CourseDirectory(tuple(Course(cid, cid, "benchmark course", "en", Path(".")) for cid in course_ids))
@@ -156,7 +156,7 @@ def latency_at_size(fixture: Fixture, n: int, iterations: int, with_llama: bool 
 
     engine, embedder = fixture.engine, fixture.embedder
     course = data.course_id_for(n)
-    questions = [q.text for q in data.questions()[:iterations + 1]]
+    questions = [q.text for q in data.questions()[: iterations + 1]]
     vectors = {q: embedder.embed_query(q) for q in questions}
     tokens = {q: word_tokens(q) for q in questions}
     index = fixture.store._index(course)
@@ -187,14 +187,18 @@ def latency_at_size(fixture: Fixture, n: int, iterations: int, with_llama: bool 
         "embed_query": lambda i: (clear_query_cache(embedder), embedder.embed_query(questions[i])),
     }
     for name, other in (extra_engines or {}).items():
+
         def run_other(i, other=other):
             clear_query_cache(other.embedder)
             other.retrieve(course, questions[i], session_id=f"pool{SESSION_CHUNKS}")
+
         configs[name] = run_other
     if llama is not None:
+
         def run_llama(i):
             clear_query_cache(embedder)
             llama.retrieve(questions[i])
+
         configs["llamaindex"] = run_llama
     samples = interleave(configs, iterations)
     stats = {name: summary(values) for name, values in samples.items()}
@@ -246,6 +250,7 @@ def stage_breakdown(fixture: Fixture, n: int, questions) -> dict:
     functions retrieve calls are wrapped with timers, so this follows the engine as it is."""
     import courserag.engine.retriever as retriever_module
     from courserag.retrieval import ranking
+
     engine, embedder = fixture.engine, fixture.embedder
     course = data.course_id_for(n)
     session = f"pool{SESSION_CHUNKS}"
@@ -292,14 +297,14 @@ def rebuild_baseline(fixture: Fixture, n_course: int, iterations: int) -> dict:
       dual-path pool per query means;
     - whole retrieve (cold question) with the cached pool vs. with the reference pool.
     """
-    from courserag.retrieval.chunk_index import ChunkIndex
     from courserag.lang.textnorm import word_tokens
+    from courserag.retrieval.chunk_index import ChunkIndex
 
     engine, embedder, corpus = fixture.engine, fixture.embedder, fixture.corpus
     course = data.course_id_for(n_course)
     cfg = engine.settings.retrieval
     k = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates)
-    questions = [q.text for q in data.questions()[:iterations + 1]]
+    questions = [q.text for q in data.questions()[: iterations + 1]]
     vectors = {q: embedder.embed_query(q) for q in questions}
     tokens = {q: word_tokens(q) for q in questions}
     out = {"course_chunks": n_course, "questions": iterations, "sizes": {}}
@@ -325,13 +330,17 @@ def rebuild_baseline(fixture: Fixture, n_course: int, iterations: int) -> dict:
             def run(i):
                 clear_query_cache(embedder)
                 engine.retrieve(course, questions[i], session_id=sid)
+
             return run
 
         samples = interleave(
             {
                 "vector_cached": lambda i: cached.vector_search(vectors[questions[i]], k),
                 "vector_rebuild_faiss": lambda i: reference.vector_search(vectors[questions[i]], k),
-                "pool_stage_cached": lambda i: (cached.vector_search(vectors[questions[i]], k), cached.lexical_search(tokens[questions[i]], k)),
+                "pool_stage_cached": lambda i: (
+                    cached.vector_search(vectors[questions[i]], k),
+                    cached.lexical_search(tokens[questions[i]], k),
+                ),
                 "pool_stage_rebuild_index": rebuild_both,
                 "retrieve_cached": whole(cached_id),
                 "retrieve_rebuild_faiss": whole(rebuild_id),

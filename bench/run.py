@@ -59,22 +59,50 @@ class Plan:
 
 def quick_plan(sizes=None) -> Plan:
     return Plan(
-        name="quick", sizes=tuple(sizes or (1000, 10000)), iterations={}, default_iterations=15,
-        rebuild_iterations=15, ask_iterations=5, upload_pdf_pages=10, upload_slides=8, upload_reps=1,
-        build_reps=2, build_mixed={"pdfs": 1, "pdf_pages": 4, "decks": 1, "slides": 5, "docs": 1, "doc_sections": 2},
-        memory_sessions=5, memory_course=False, embed_passages=32, embed_questions=10,
-        quality_passages=200, quality_questions=100,
+        name="quick",
+        sizes=tuple(sizes or (1000, 10000)),
+        iterations={},
+        default_iterations=15,
+        rebuild_iterations=15,
+        ask_iterations=5,
+        upload_pdf_pages=10,
+        upload_slides=8,
+        upload_reps=1,
+        build_reps=2,
+        build_mixed={"pdfs": 1, "pdf_pages": 4, "decks": 1, "slides": 5, "docs": 1, "doc_sections": 2},
+        memory_sessions=5,
+        memory_course=False,
+        embed_passages=32,
+        embed_questions=10,
+        quality_passages=200,
+        quality_questions=100,
     )
 
 
 def tiny_plan() -> Plan:
     """For tests/integration/test_bench.py: every benchmark, every figure, in well under a minute."""
     return Plan(
-        name="tiny", sizes=(200, 600), distinct=48, iterations={}, default_iterations=3, rebuild_iterations=3,
-        ask_iterations=2, upload_pdf_pages=2, upload_slides=2, upload_reps=1, build_reps=2, build_text_files=40,
+        name="tiny",
+        sizes=(200, 600),
+        distinct=48,
+        iterations={},
+        default_iterations=3,
+        rebuild_iterations=3,
+        ask_iterations=2,
+        upload_pdf_pages=2,
+        upload_slides=2,
+        upload_reps=1,
+        build_reps=2,
+        build_text_files=40,
         build_mixed={"pdfs": 1, "pdf_pages": 1, "decks": 1, "slides": 2, "docs": 1, "doc_sections": 1},
-        memory_sessions=2, memory_chunks=20, memory_course=True, embed_passages=4, embed_questions=2,
-        quality_passages=30, quality_questions=10, backends=("torch",),
+        memory_sessions=2,
+        memory_chunks=20,
+        memory_course=True,
+        embed_passages=4,
+        embed_questions=2,
+        quality_passages=30,
+        quality_questions=10,
+        backends=("torch",),
     )
 
 
@@ -105,9 +133,9 @@ def run(plan: Plan) -> dict:
 
     from bench import build, data, embedders, memory, retrieval, upload
     from bench.common import MachineNotes, quiet
+    from courserag.config.settings import Settings
     from courserag.embedders import get_embedder
     from courserag.engine.facade import RagEngine
-    from courserag.config.settings import Settings
 
     quiet()
     TIMINGS.clear()
@@ -120,14 +148,21 @@ def run(plan: Plan) -> dict:
     base = get_embedder(settings.embedding_model, "torch", None, settings.cpu_threads)
     backends = list(plan.backends or embedders.available_backends())
     models_dir = str(data.cache_dir() / "models")
-    variants = {b: (base if b == "torch" else get_embedder(settings.embedding_model, b, models_dir, settings.cpu_threads)) for b in backends}
+    variants = {
+        b: (base if b == "torch" else get_embedder(settings.embedding_model, b, models_dir, settings.cpu_threads))
+        for b in backends
+    }
     results: dict = {
         "plan": plan.name,
-        "command": "python -m bench.run " + " ".join(sys.argv[1:]) if plan.name != "tiny" else "tests/integration/test_bench.py",
+        "command": "python -m bench.run " + " ".join(sys.argv[1:])
+        if plan.name != "tiny"
+        else "tests/integration/test_bench.py",
         "started_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "product_backend": settings.embedding_backend,
         "backends": backends,
-        "plan_detail": {k: (v if not isinstance(v, dict) else {str(a): b for a, b in v.items()}) for k, v in asdict(plan).items()},
+        "plan_detail": {
+            k: (v if not isinstance(v, dict) else {str(a): b for a, b in v.items()}) for k, v in asdict(plan).items()
+        },
         "data": {
             "distinct_real_passages": plan.distinct,
             "perturbation": data.PERTURBATION,
@@ -135,12 +170,19 @@ def run(plan: Plan) -> dict:
         },
     }
 
-    _say(f"data: {plan.distinct} real passages (embedding them once if not cached), stores of {plan.sizes}", step="data")
+    _say(
+        f"data: {plan.distinct} real passages (embedding them once if not cached), stores of {plan.sizes}", step="data"
+    )
     fixture = retrieval.make_fixture(base, plan.sizes, distinct=plan.distinct)
-    results["stores"] = {str(n): {"build_or_check_s": fixture.build_s[n], "cold_load_ms": fixture.load_ms[n]} for n in plan.sizes}
+    results["stores"] = {
+        str(n): {"build_or_check_s": fixture.build_s[n], "cold_load_ms": fixture.load_ms[n]} for n in plan.sizes
+    }
     extra = {
-        f"courserag[{b}]": RagEngine(fixture.engine.settings, fixture.engine.directory, fixture.store, e, sessions=fixture.engine.sessions)
-        for b, e in variants.items() if b != "torch"
+        f"courserag[{b}]": RagEngine(
+            fixture.engine.settings, fixture.engine.directory, fixture.store, e, sessions=fixture.engine.sessions
+        )
+        for b, e in variants.items()
+        if b != "torch"
     }
     for e in extra.values():
         e.embedder.embed_batch(["warm up"])
@@ -148,37 +190,65 @@ def run(plan: Plan) -> dict:
     if "retrieval" not in plan.skip:
         results["retrieval"] = {}
         for n in plan.sizes:
-            _say(f"retrieval latency at {n} course chunks + {retrieval.SESSION_CHUNKS} session chunks", step=f"retrieval_{n}")
+            _say(
+                f"retrieval latency at {n} course chunks + {retrieval.SESSION_CHUNKS} session chunks",
+                step=f"retrieval_{n}",
+            )
             before = _load_note()
-            results["retrieval"][str(n)] = retrieval.latency_at_size(fixture, n, plan.iterations_at(n), plan.llama, extra)
+            results["retrieval"][str(n)] = retrieval.latency_at_size(
+                fixture, n, plan.iterations_at(n), plan.llama, extra
+            )
             results["retrieval"][str(n)]["machine_load"] = {"before": before, "after": _load_note()}
     mid = min(plan.sizes, key=lambda n: abs(math.log10(n) - 4))
     if "rebuild" not in plan.skip:
-        _say(f"reference design: per-query pool rebuild at {retrieval.REBUILD_SIZES} session chunks ({mid} course chunks)", step="rebuild")
+        _say(
+            f"reference design: per-query pool rebuild at {retrieval.REBUILD_SIZES} session chunks ({mid} course chunks)",
+            step="rebuild",
+        )
         results["rebuild_baseline"] = retrieval.rebuild_baseline(fixture, mid, plan.rebuild_iterations)
     if "ask" not in plan.skip:
         _say(f"extractive answer (engine.ask) at {mid} course chunks", step="ask")
         results["ask"] = retrieval.answer_latency(fixture, mid, plan.ask_iterations)
     if "embedders" not in plan.skip:
         _say(f"embedder backends {backends}: speed", step="embedders_speed")
-        results["embedders"] = {"speed": embedders.speed(variants, plan.embed_passages, plan.embed_questions,
-                                                         batch_size=settings.embedding_batch_size)}
+        results["embedders"] = {
+            "speed": embedders.speed(
+                variants, plan.embed_passages, plan.embed_questions, batch_size=settings.embedding_batch_size
+            )
+        }
         _say("embedder backends: retrieval quality", step="embedders_quality")
         results["embedders"]["quality"] = embedders.quality(variants, plan.quality_passages, plan.quality_questions)
     if "upload" not in plan.skip:
-        configs = {"torch_batch1": (base, 1), "torch_batch32": (base, 32), "torch": (base, settings.embedding_batch_size)}
+        configs = {
+            "torch_batch1": (base, 1),
+            "torch_batch32": (base, 32),
+            "torch": (base, settings.embedding_batch_size),
+        }
         configs.update({b: (e, settings.embedding_batch_size) for b, e in variants.items() if b != "torch"})
-        _say(f"upload to searchable: {plan.upload_pdf_pages}-page PDF, {plan.upload_slides}-slide PPTX, configs {list(configs)}", step="upload")
+        _say(
+            f"upload to searchable: {plan.upload_pdf_pages}-page PDF, {plan.upload_slides}-slide PPTX, configs {list(configs)}",
+            step="upload",
+        )
         results["upload"] = upload.upload_benchmark(
-            configs, fixture.store, [data.course_id_for(n) for n in plan.sizes],
-            plan.upload_pdf_pages, plan.upload_slides, plan.upload_reps,
+            configs,
+            fixture.store,
+            [data.course_id_for(n) for n in plan.sizes],
+            plan.upload_pdf_pages,
+            plan.upload_slides,
+            plan.upload_reps,
         )
     if "build" not in plan.skip:
         _say(f"course build: mixed real files, then {plan.build_text_files} text files incremental", step="build")
-        results["build"] = build.build_benchmark(base, fixture.corpus, plan.build_reps, plan.build_text_files, plan.build_mixed)
+        results["build"] = build.build_benchmark(
+            base, fixture.corpus, plan.build_reps, plan.build_text_files, plan.build_mixed
+        )
     if "memory" not in plan.skip:
         course = max(plan.sizes) if plan.memory_course else None
-        _say(f"memory: {plan.memory_sessions} sessions x {plan.memory_chunks} chunks" + (f", course of {course}" if course else ""), step="memory")
+        _say(
+            f"memory: {plan.memory_sessions} sessions x {plan.memory_chunks} chunks"
+            + (f", course of {course}" if course else ""),
+            step="memory",
+        )
         results["memory"] = memory.run_child(plan.memory_sessions, plan.memory_chunks, course, plan.distinct, base.name)
 
     _say("", None)
@@ -225,18 +295,37 @@ def evaluate_targets(results: dict, plan: Plan) -> list[dict]:
     for n, entry in ret.items():
         if "speedup_vs_llamaindex" in entry:
             s = entry["speedup_vs_llamaindex"]
-            add(f"no slower than LlamaIndex at {int(n) // 1000 or n}{'k' if int(n) >= 1000 else ''}", s, 1.0, s >= 1.0, "x faster")
+            add(
+                f"no slower than LlamaIndex at {int(n) // 1000 or n}{'k' if int(n) >= 1000 else ''}",
+                s,
+                1.0,
+                s >= 1.0,
+                "x faster",
+            )
     if "100000" in ret and "speedup_vs_llamaindex" in ret["100000"]:
         s = ret["100000"]["speedup_vs_llamaindex"]
         add(">= 3x faster than LlamaIndex at 100k", s, 3.0, s >= 3.0, "x faster")
     rb = _get(results, "rebuild_baseline", "sizes", "2000", default=None)
     if rb:
-        add(">= 20x faster than per-query FAISS rebuild at 2k session chunks (vector path)", rb["speedup_vector_path"], 20.0,
-            rb["speedup_vector_path"] >= 20)
-        add(">= 20x faster than per-query pool index rebuild at 2k session chunks (FAISS + BM25)", rb["speedup_pool_stage"], 20.0,
-            rb["speedup_pool_stage"] >= 20)
-        add("(same, whole retrieve incl. embedding the question)", rb["speedup_retrieve"], 20.0, rb["speedup_retrieve"] >= 20,
-            "informational: the question's embedding dominates both")
+        add(
+            ">= 20x faster than per-query FAISS rebuild at 2k session chunks (vector path)",
+            rb["speedup_vector_path"],
+            20.0,
+            rb["speedup_vector_path"] >= 20,
+        )
+        add(
+            ">= 20x faster than per-query pool index rebuild at 2k session chunks (FAISS + BM25)",
+            rb["speedup_pool_stage"],
+            20.0,
+            rb["speedup_pool_stage"] >= 20,
+        )
+        add(
+            "(same, whole retrieve incl. embedding the question)",
+            rb["speedup_retrieve"],
+            20.0,
+            rb["speedup_retrieve"] >= 20,
+            "informational: the question's embedding dominates both",
+        )
     up = _get(results, "upload", "files", default={})
     for label, entry in up.items():
         if label.startswith("pdf"):
@@ -251,12 +340,27 @@ def evaluate_targets(results: dict, plan: Plan) -> list[dict]:
         add(f"incremental rebuild, nothing changed, {tc['files']} files <= 2 s", seconds, 2.0, tc["target_met"])
     mem = _get(results, "memory", "sessions", default=None)
     if mem:
-        add(f"<= 50 MB resident per active session at {mem['chunks_per_session']} chunks", mem["rss_per_session_mb"], 50.0, mem["target_met"])
-        add("idle sessions released on sweep", mem["idle_released"], mem["sessions"], mem["idle_released"] == mem["sessions"])
+        add(
+            f"<= 50 MB resident per active session at {mem['chunks_per_session']} chunks",
+            mem["rss_per_session_mb"],
+            50.0,
+            mem["target_met"],
+        )
+        add(
+            "idle sessions released on sweep",
+            mem["idle_released"],
+            mem["sessions"],
+            mem["idle_released"] == mem["sessions"],
+        )
     q = _get(results, "embedders", "quality", "backends", default={})
     for name, m in q.items():
         if name != "torch":
-            add(f"{name}: retrieval metrics within 0.01 of torch", max(abs(m["recall@5_change"]), abs(m["mrr@10_change"])), 0.01, m["within_0.01"])
+            add(
+                f"{name}: retrieval metrics within 0.01 of torch",
+                max(abs(m["recall@5_change"]), abs(m["mrr@10_change"])),
+                0.01,
+                m["within_0.01"],
+            )
     return out
 
 
@@ -277,10 +381,16 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
     rows = []
 
     def stat_row(label, stats, base_label="", base_stats=None, ratio=None, unit="ms"):
-        rows.append((
-            label, _fmt(stats.get("median_ms")), _fmt(stats.get("p95_ms")), base_label,
-            _fmt(base_stats.get("median_ms")) if base_stats else "", "" if ratio is None else f"{_fmt(ratio, 2)}x",
-        ))
+        rows.append(
+            (
+                label,
+                _fmt(stats.get("median_ms")),
+                _fmt(stats.get("p95_ms")),
+                base_label,
+                _fmt(base_stats.get("median_ms")) if base_stats else "",
+                "" if ratio is None else f"{_fmt(ratio, 2)}x",
+            )
+        )
 
     for n, entry in results.get("retrieval", {}).items():
         s = entry["stats"]
@@ -289,15 +399,30 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
         noise = ""
         if load:
             noise = f" [calibration {load['before']['calibration_ms']:.0f} -> {load['after']['calibration_ms']:.0f} ms]"
-        stat_row(f"retrieve, {n} chunks (+{entry['session_chunks']} session){noise}", s["courserag"],
-                 "LlamaIndex default retriever" if llama else "", llama, entry.get("speedup_vs_llamaindex"))
+        stat_row(
+            f"retrieve, {n} chunks (+{entry['session_chunks']} session){noise}",
+            s["courserag"],
+            "LlamaIndex default retriever" if llama else "",
+            llama,
+            entry.get("speedup_vs_llamaindex"),
+        )
         for name in s:
             if name.startswith("courserag["):
-                stat_row(f"  same, embedder {name[10:-1]}", s[name], "LlamaIndex" if llama else "", llama,
-                         round(llama["median_ms"] / s[name]["median_ms"], 2) if llama else None)
+                stat_row(
+                    f"  same, embedder {name[10:-1]}",
+                    s[name],
+                    "LlamaIndex" if llama else "",
+                    llama,
+                    round(llama["median_ms"] / s[name]["median_ms"], 2) if llama else None,
+                )
         raw = {"median_ms": s["faiss_raw"]["median_ms"] + s["bm25_raw"]["median_ms"], "p95_ms": math.nan}
-        stat_row("  same, question vector cached", s["courserag_warm"], "raw FAISS + BM25 search", raw,
-                 round(1 / entry["warm_over_raw_search"], 3) if entry.get("warm_over_raw_search") else None)
+        stat_row(
+            "  same, question vector cached",
+            s["courserag_warm"],
+            "raw FAISS + BM25 search",
+            raw,
+            round(1 / entry["warm_over_raw_search"], 3) if entry.get("warm_over_raw_search") else None,
+        )
         stat_row("  embed the question alone", s["embed_query"])
         stat_row("  raw FAISS search (exhaustive, float16)", s["faiss_raw"])
         stat_row("  raw BM25 search", s["bm25_raw"])
@@ -305,51 +430,124 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
     if rb:
         for size, entry in rb["sizes"].items():
             s = entry["stats"]
-            stat_row(f"session vector search, {size} session chunks", s["vector_cached"], "rebuild FAISS per query",
-                     s["vector_rebuild_faiss"], entry["speedup_vector_path"])
-            stat_row(f"  session vector + BM25 search, {size} chunks", s["pool_stage_cached"], "rebuild pool index per query",
-                     s["pool_stage_rebuild_index"], entry["speedup_pool_stage"])
-            stat_row(f"  retrieve, {size} session chunks, {rb['course_chunks']} course", s["retrieve_cached"], "rebuild FAISS per query",
-                     s["retrieve_rebuild_faiss"], entry["speedup_retrieve"])
+            stat_row(
+                f"session vector search, {size} session chunks",
+                s["vector_cached"],
+                "rebuild FAISS per query",
+                s["vector_rebuild_faiss"],
+                entry["speedup_vector_path"],
+            )
+            stat_row(
+                f"  session vector + BM25 search, {size} chunks",
+                s["pool_stage_cached"],
+                "rebuild pool index per query",
+                s["pool_stage_rebuild_index"],
+                entry["speedup_pool_stage"],
+            )
+            stat_row(
+                f"  retrieve, {size} session chunks, {rb['course_chunks']} course",
+                s["retrieve_cached"],
+                "rebuild FAISS per query",
+                s["retrieve_rebuild_faiss"],
+                entry["speedup_retrieve"],
+            )
     ask = results.get("ask")
     if ask:
         s = ask["stats"]
-        stat_row(f"ask (extractive), {ask['course_chunks']} chunks", s["ask"], "retrieve alone", s["retrieve"],
-                 round(1 / ask["ask_over_retrieve"], 3))
+        stat_row(
+            f"ask (extractive), {ask['course_chunks']} chunks",
+            s["ask"],
+            "retrieve alone",
+            s["retrieve"],
+            round(1 / ask["ask_over_retrieve"], 3),
+        )
     emb = results.get("embedders", {}).get("speed")
     if emb:
         torch_b = emb["backends"]["torch"]
         for name, b in emb["backends"].items():
-            stat_row(f"embed {emb['passages']} passages, {name} ({b['passages_per_s']:.1f}/s)", b["batch"], "torch", torch_b["batch"],
-                     b["speedup_batch_vs_torch"])
-            stat_row(f"embed one question, {name}", b["question"], "torch", torch_b["question"], b["speedup_question_vs_torch"])
+            stat_row(
+                f"embed {emb['passages']} passages, {name} ({b['passages_per_s']:.1f}/s)",
+                b["batch"],
+                "torch",
+                torch_b["batch"],
+                b["speedup_batch_vs_torch"],
+            )
+            stat_row(
+                f"embed one question, {name}",
+                b["question"],
+                "torch",
+                torch_b["question"],
+                b["speedup_question_vs_torch"],
+            )
     for label, entry in results.get("upload", {}).get("files", {}).items():
         configs = entry["configs"]
         base = configs[results["upload"]["baseline"]]["total"]
         for name, c in configs.items():
             br = c["breakdown_median_ms"]
-            detail = f" [parse {br['parse']:.0f}, chunk {br['chunk']:.0f}, embed {br['embed']:.0f}, index {br['index']:.0f}, query {br['first_query']:.0f}; {c['chunks']} chunks]"
-            stat_row(f"upload {label} -> answered, {name}{detail}", c["total"], "batch size 1 (torch)", base, c["speedup_vs_baseline"])
+            detail = (
+                f" [parse {br['parse']:.0f}, chunk {br['chunk']:.0f}, embed {br['embed']:.0f}, "
+                f"index {br['index']:.0f}, query {br['first_query']:.0f}; {c['chunks']} chunks]"
+            )
+            stat_row(
+                f"upload {label} -> answered, {name}{detail}",
+                c["total"],
+                "batch size 1 (torch)",
+                base,
+                c["speedup_vs_baseline"],
+            )
     b = results.get("build")
     if b:
         m = b["mixed_course"]
-        rows.append((f"build {m['files']} real files / {m['chunks']} chunks: {m['full_build_chunks_per_s']:.1f} chunks/s",
-                     _fmt(m["full_build_s"] * 1000), "", f"embed only ({m['baseline_embed_only_chunks_per_s']:.1f} chunks/s)",
-                     _fmt(m["baseline_embed_only_s"] * 1000), f"{_fmt(1 / m['build_over_embed_only'], 2)}x"))
-        stat_row("  incremental re-run, nothing changed", m["incremental_nothing_changed"], "full build", {"median_ms": m["full_build_s"] * 1000},
-                 m["incremental_speedup_vs_full"])
+        rows.append(
+            (
+                f"build {m['files']} real files / {m['chunks']} chunks: {m['full_build_chunks_per_s']:.1f} chunks/s",
+                _fmt(m["full_build_s"] * 1000),
+                "",
+                f"embed only ({m['baseline_embed_only_chunks_per_s']:.1f} chunks/s)",
+                _fmt(m["baseline_embed_only_s"] * 1000),
+                f"{_fmt(1 / m['build_over_embed_only'], 2)}x",
+            )
+        )
+        stat_row(
+            "  incremental re-run, nothing changed",
+            m["incremental_nothing_changed"],
+            "full build",
+            {"median_ms": m["full_build_s"] * 1000},
+            m["incremental_speedup_vs_full"],
+        )
         t = b["text_course"]
-        stat_row(f"incremental re-run, {t['files']} files, nothing changed", t["incremental_nothing_changed"], "full re-index (no model)",
-                 t["baseline_full_reindex_cached_vectors"], t["incremental_speedup_vs_reindex"])
+        stat_row(
+            f"incremental re-run, {t['files']} files, nothing changed",
+            t["incremental_nothing_changed"],
+            "full re-index (no model)",
+            t["baseline_full_reindex_cached_vectors"],
+            t["incremental_speedup_vs_reindex"],
+        )
     mem = results.get("memory")
     if mem:
         s = mem["sessions"]
-        rows.append((f"RSS per session ({s['chunks_per_session']} chunks, {s['sessions']} sessions), MB", _fmt(s["rss_per_session_mb"], 2), "",
-                     "raw text + vectors, MB", _fmt(s["baseline_payload_per_session_mb"], 2), f"{_fmt(s['rss_over_payload'], 2)}x size"))
+        rows.append(
+            (
+                f"RSS per session ({s['chunks_per_session']} chunks, {s['sessions']} sessions), MB",
+                _fmt(s["rss_per_session_mb"], 2),
+                "",
+                "raw text + vectors, MB",
+                _fmt(s["baseline_payload_per_session_mb"], 2),
+                f"{_fmt(s['rss_over_payload'], 2)}x size",
+            )
+        )
         c = mem.get("course")
         if c and "rss_delta_mb" in c:
-            rows.append((f"RSS of a loaded {c['course_chunks']}-chunk course, MB (load {c['cold_load_s']:.1f} s)", _fmt(c["rss_delta_mb"]), "",
-                         "raw text + vectors, MB", _fmt(c["baseline_payload_mb"]), f"{_fmt(c['rss_over_payload'], 2)}x size"))
+            rows.append(
+                (
+                    f"RSS of a loaded {c['course_chunks']}-chunk course, MB (load {c['cold_load_s']:.1f} s)",
+                    _fmt(c["rss_delta_mb"]),
+                    "",
+                    "raw text + vectors, MB",
+                    _fmt(c["baseline_payload_mb"]),
+                    f"{_fmt(c['rss_over_payload'], 2)}x size",
+                )
+            )
     return rows
 
 
@@ -362,7 +560,10 @@ def format_table(results: dict) -> str:
     targets = results.get("targets", [])
     if targets:
         text += "\n\n| target | measured | limit | met |\n|---|---|---|---|\n"
-        text += "\n".join(f"| {t['target']} | {_fmt(t['value'], 2)} | {_fmt(t['limit'], 2)} | {'yes' if t['met'] else 'NO'} |" for t in targets)
+        text += "\n".join(
+            f"| {t['target']} | {_fmt(t['value'], 2)} | {_fmt(t['limit'], 2)} | {'yes' if t['met'] else 'NO'} |"
+            for t in targets
+        )
     m = results.get("machine", {})
     text += (
         f"\n\nmachine: {m.get('cpus')} cpus, {m.get('memory_gb')} GB, torch {m.get('torch')} ({m.get('torch_threads')} threads); "
@@ -377,8 +578,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1k and 10k only, fewer repetitions (a few minutes)")
     parser.add_argument("--sizes", default=None, help="comma-separated course sizes in chunks, e.g. 1000,10000,100000")
-    parser.add_argument("--skip", default="", help="comma-separated: retrieval,rebuild,ask,embedders,upload,build,memory")
-    parser.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/latest.json or quick.json)")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated: retrieval,rebuild,ask,embedders,upload,build,memory"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="JSON path (default bench/results/latest.json or quick.json)"
+    )
     parser.add_argument("--table", type=Path, default=None, help="only print the table of an earlier run's JSON")
     args = parser.parse_args(argv)
     if args.table:

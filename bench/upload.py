@@ -30,8 +30,13 @@ def _stage_timer(engine, stages: dict):
     """Time the stages of engine.add_upload by wrapping what it calls (through courserag.ingest.pipeline)."""
     import courserag.ingest.pipeline as ingest_module
 
-    stage_of = {"parse_bytes": "parse", "parse_file": "parse", "parse_sandboxed": "parse",
-                "chunk_sections": "chunk", "make_chunks": "chunk"}
+    stage_of = {
+        "parse_bytes": "parse",
+        "parse_file": "parse",
+        "parse_sandboxed": "parse",
+        "chunk_sections": "chunk",
+        "make_chunks": "chunk",
+    }
     originals = {name: getattr(ingest_module, name) for name in stage_of}
 
     def wrap(name, fn):
@@ -41,6 +46,7 @@ def _stage_timer(engine, stages: dict):
                 return fn(*args, **kwargs)
             finally:
                 stages[stage_of[name]] = stages.get(stage_of[name], 0.0) + (time.perf_counter() - started) * 1000
+
         return timed_call
 
     embed = engine._embed_texts
@@ -95,8 +101,15 @@ def probe_question(path: Path) -> str:
     return " ".join(words[len(words) // 2 : len(words) // 2 + 10]) + "?"
 
 
-def upload_benchmark(embedders: dict, store, course_ids, pdf_pages: int = 50, slides: int = 30,
-                     reps: int = 2, baseline: str = "torch_batch1") -> dict:
+def upload_benchmark(
+    embedders: dict,
+    store,
+    course_ids,
+    pdf_pages: int = 50,
+    slides: int = 30,
+    reps: int = 2,
+    baseline: str = "torch_batch1",
+) -> dict:
     """embedders: config name -> (embedder, batch_size)."""
     from courserag.config.settings import Settings
 
@@ -117,7 +130,7 @@ def upload_benchmark(embedders: dict, store, course_ids, pdf_pages: int = 50, sl
         runs: dict[str, list[dict]] = {name: [] for name in engines}
         names = list(engines)
         for rep in range(reps):
-            order = names[rep % len(names):] + names[: rep % len(names)]
+            order = names[rep % len(names) :] + names[: rep % len(names)]
             for name in order:
                 runs[name].append(upload_once(engines[name], path, question))
         per_config = {}
@@ -130,7 +143,9 @@ def upload_benchmark(embedders: dict, store, course_ids, pdf_pages: int = 50, sl
                     for stage in ("parse", "chunk", "embed", "index", "first_query")
                 },
                 "chunks": items[0].get("chunks", 0),
-                "chunks_per_s_embed": round(items[0].get("chunks", 0) / (sorted(r["embed"] for r in items)[len(items) // 2] / 1000), 2),
+                "chunks_per_s_embed": round(
+                    items[0].get("chunks", 0) / (sorted(r["embed"] for r in items)[len(items) // 2] / 1000), 2
+                ),
                 "hits": items[0]["hits"],
             }
         for name in per_config:

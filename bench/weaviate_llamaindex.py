@@ -46,7 +46,9 @@ COLLECTION = "CourseChunks"
 # -- the two write paths --------------------------------------------------------------------
 
 
-def client_write(client: Any, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+def client_write(
+    client: Any, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray
+) -> None:
     """The store's write path: objects from schema.py, sent with weaviate-client's batch API."""
     collection = client.collections.get(COLLECTION)
     objects = schema.file_objects(course_id, source, file_hash, chunks, vectors)
@@ -93,7 +95,9 @@ def llamaindex_add(client: Any, nodes: list) -> list[str]:
     return [str(err.message) for err in client.batch.failed_objects]
 
 
-def llamaindex_write(client: Any, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+def llamaindex_write(
+    client: Any, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray
+) -> None:
     """The former write path: TextNodes, then WeaviateVectorStore.add per group."""
     nodes = llamaindex_nodes(course_id, source, file_hash, chunks, vectors)
     for start in range(0, len(nodes), INSERT_GROUP):
@@ -116,9 +120,16 @@ def course_chunks(course_id: str, n: int) -> list[Chunk]:
     topics = ["binary search trees", "hash tables", "dynamic programming", "graph traversal", "heaps", "sorting"]
     return [
         Chunk.make(
-            " ".join(f"Section {i}.{j}: {topics[(i + j) % len(topics)]} keep their invariants; lecture {i % 13} explains why."
-                     for j in range(9)),
-            "notes/week1.pdf", f"page {i + 1}", "course", course_id=course_id, doc_type="pdf", file_hash="sha-bench",
+            " ".join(
+                f"Section {i}.{j}: {topics[(i + j) % len(topics)]} keep their invariants; lecture {i % 13} explains why."
+                for j in range(9)
+            ),
+            "notes/week1.pdf",
+            f"page {i + 1}",
+            "course",
+            course_id=course_id,
+            doc_type="pdf",
+            file_hash="sha-bench",
         )
         for i in range(n)
     ]
@@ -140,6 +151,7 @@ def measure_writes(client: Any, n: int, runs: int) -> dict:
         def run(i: int) -> None:
             course = f"{name}-{i}"  # a new file every run: inserts, never overwrites
             paths[name](client, course, "notes/week1.pdf", "sha-bench", course_chunks(course, n), vectors)
+
         return run
 
     samples = interleave({name: one(name) for name in paths}, runs, warmup=1)
@@ -148,8 +160,12 @@ def measure_writes(client: Any, n: int, runs: int) -> dict:
     stats = {name: summary(values) for name, values in samples.items()}
     for name in paths:
         stats[name]["chunks_per_s"] = round(n / (stats[name]["median_ms"] / 1000), 1)
-    return {"chunks": n, "runs": runs, **stats,
-            "llamaindex_time_over_client_time": speedup(stats["llamaindex"], stats["weaviate-client"])}
+    return {
+        "chunks": n,
+        "runs": runs,
+        **stats,
+        "llamaindex_time_over_client_time": speedup(stats["llamaindex"], stats["weaviate-client"]),
+    }
 
 
 def measure_building(n: int, runs: int) -> dict:
@@ -158,13 +174,25 @@ def measure_building(n: int, runs: int) -> dict:
 
     vectors = unit_vectors(n, 1)
     chunks = course_chunks("building", n)
-    samples = interleave({
-        "weaviate-client": lambda i: schema.file_objects("building", "notes/week1.pdf", "sha-bench", chunks, vectors),
-        "llamaindex": lambda i: [get_data_object(node, text_key="text") for node in
-                                 llamaindex_nodes("building", "notes/week1.pdf", "sha-bench", chunks, vectors)],
-    }, runs, warmup=1)
+    samples = interleave(
+        {
+            "weaviate-client": lambda i: schema.file_objects(
+                "building", "notes/week1.pdf", "sha-bench", chunks, vectors
+            ),
+            "llamaindex": lambda i: [
+                get_data_object(node, text_key="text")
+                for node in llamaindex_nodes("building", "notes/week1.pdf", "sha-bench", chunks, vectors)
+            ],
+        },
+        runs,
+        warmup=1,
+    )
     stats = {name: summary(values) for name, values in samples.items()}
-    return {"chunks": n, **stats, "llamaindex_time_over_client_time": speedup(stats["llamaindex"], stats["weaviate-client"])}
+    return {
+        "chunks": n,
+        **stats,
+        "llamaindex_time_over_client_time": speedup(stats["llamaindex"], stats["weaviate-client"]),
+    }
 
 
 def measure_retrieval(client: Any, server: Any, n: int, queries: int) -> dict:
@@ -179,16 +207,25 @@ def measure_retrieval(client: Any, server: Any, n: int, queries: int) -> dict:
     llama = WeaviateVectorStore(weaviate_client=client, index_name=COLLECTION, text_key="text")
     course_only = MetadataFilters(filters=[MetadataFilter(key="course_id", value="retrieval-a")])
     try:
-        samples = interleave({
-            "store.vector_search": lambda i: store.vector_search("retrieval-a", questions[i], 50),
-            "llamaindex.query": lambda i: llama.query(
-                VectorStoreQuery(query_embedding=questions[i].tolist(), similarity_top_k=50, filters=course_only)),
-        }, queries, warmup=1)
+        samples = interleave(
+            {
+                "store.vector_search": lambda i: store.vector_search("retrieval-a", questions[i], 50),
+                "llamaindex.query": lambda i: llama.query(
+                    VectorStoreQuery(query_embedding=questions[i].tolist(), similarity_top_k=50, filters=course_only)
+                ),
+            },
+            queries,
+            warmup=1,
+        )
     finally:
         store.close()
     stats = {name: summary(values) for name, values in samples.items()}
-    return {"top_k": 50, "chunks_per_course": n, **stats,
-            "llamaindex_time_over_store_time": speedup(stats["llamaindex.query"], stats["store.vector_search"])}
+    return {
+        "top_k": 50,
+        "chunks_per_course": n,
+        **stats,
+        "llamaindex_time_over_store_time": speedup(stats["llamaindex.query"], stats["store.vector_search"]),
+    }
 
 
 def code_lines(fn: Callable) -> int:
@@ -199,8 +236,11 @@ def code_lines(fn: Callable) -> int:
     first = body.body[0] if body.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         doc = set(range(first.lineno, first.end_lineno + 1))
-    return sum(1 for i, line in enumerate(source.splitlines(), 1)
-               if line.strip() and not line.strip().startswith("#") and i not in doc)
+    return sum(
+        1
+        for i, line in enumerate(source.splitlines(), 1)
+        if line.strip() and not line.strip().startswith("#") and i not in doc
+    )
 
 
 def llamaindex_footprint() -> dict:
@@ -232,9 +272,12 @@ def llamaindex_footprint() -> dict:
             seen.add(name)
         return seen
 
-    roots = [Requirement(line.split("#")[0].strip()).name
-             for line in (PROJECT_ROOT / "requirements.txt").read_text().splitlines() + ["llama-index-core", "llama-index-vector-stores-weaviate"]
-             if line.split("#")[0].strip()]
+    roots = [
+        Requirement(line.split("#")[0].strip()).name
+        for line in (PROJECT_ROOT / "requirements.txt").read_text().splitlines()
+        + ["llama-index-core", "llama-index-vector-stores-weaviate"]
+        if line.split("#")[0].strip()
+    ]
     llama = {canonicalize_name(r) for r in roots if canonicalize_name(r).startswith("llama-index")}
     only = sorted(closure(sorted(llama)) - closure([r for r in roots if canonicalize_name(r) not in llama]))
 
@@ -247,16 +290,23 @@ def llamaindex_footprint() -> dict:
         return total
 
     sizes = {name: size(name) for name in only}
-    return {"distributions": len(only), "megabytes": round(sum(sizes.values()) / 1e6, 1),
-            "largest": {name: round(sizes[name] / 1e6, 1) for name in sorted(sizes, key=sizes.get, reverse=True)[:5]}}
+    return {
+        "distributions": len(only),
+        "megabytes": round(sum(sizes.values()) / 1e6, 1),
+        "largest": {name: round(sizes[name] / 1e6, 1) for name in sorted(sizes, key=sizes.get, reverse=True)[:5]},
+    }
 
 
 def import_seconds(runs: int) -> float:
     """Median seconds `import llama_index.vector_stores.weaviate` adds after `import weaviate`."""
-    code = ("import time, weaviate, numpy\nstarted = time.perf_counter()\n"
-            "import llama_index.core.schema, llama_index.vector_stores.weaviate\nprint(time.perf_counter() - started)")
-    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-             for _ in range(runs)]
+    code = (
+        "import time, weaviate, numpy\nstarted = time.perf_counter()\n"
+        "import llama_index.core.schema, llama_index.vector_stores.weaviate\nprint(time.perf_counter() - started)"
+    )
+    times = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
     return round(statistics.median(times), 3)
 
 
@@ -268,8 +318,9 @@ def on_fresh_server(measure: Callable[[Any, Any], dict]) -> dict:
 
     server = start_server(autoschema=False)
     try:
-        client = weaviate.connect_to_custom("127.0.0.1", server.http_port, False, "127.0.0.1", server.grpc_port, False,
-                                            skip_init_checks=True)
+        client = weaviate.connect_to_custom(
+            "127.0.0.1", server.http_port, False, "127.0.0.1", server.grpc_port, False, skip_init_checks=True
+        )
         try:
             client.collections.create_from_dict(schema.collection_schema(COLLECTION))
             return measure(client, server)
@@ -290,7 +341,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
         "building_objects": measure_building(args.chunks, args.runs),
         "writes": on_fresh_server(lambda client, server: measure_writes(client, args.chunks, args.runs)),
         # A server of its own: the fake server's search time grows with what the writes left.
-        "retrieval": on_fresh_server(lambda client, server: measure_retrieval(client, server, args.chunks, 20 * args.runs)),
+        "retrieval": on_fresh_server(
+            lambda client, server: measure_retrieval(client, server, args.chunks, 20 * args.runs)
+        ),
     }
     results["code_lines"] = {name: sum(code_lines(fn) for fn in fns) for name, fns in WRITE_PATHS.items()}
     results["llamaindex_install"] = llamaindex_footprint()

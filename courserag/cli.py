@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Sequence
 
-from courserag.errors import CourseRagError
 from courserag.config.logs import configure_logging
+from courserag.errors import CourseRagError
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -43,19 +43,32 @@ def _print_human(result) -> None:
 
 
 def _ask_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag_engine.py", description="Ask the course assistant from the command line.")
+    parser = argparse.ArgumentParser(
+        prog="rag_engine.py", description="Ask the course assistant from the command line."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ask = sub.add_parser("ask", help="answer a question (or a batch) with citations")
     ask.add_argument("question", nargs="?", help="the question (omit with --batch)")
     ask.add_argument("--course", help="course id from course_directory.yaml")
-    ask.add_argument("--upload", action="append", default=[], metavar="FILE", help="a file of your own notes (repeatable)")
+    ask.add_argument(
+        "--upload", action="append", default=[], metavar="FILE", help="a file of your own notes (repeatable)"
+    )
     ask.add_argument("--scope", choices=("both", "course", "notes"), default="both")
     ask.add_argument("--json", action="store_true", help="print one JSON object per result")
-    ask.add_argument("--batch", metavar="FILE.jsonl",
-                     help='one {"question", "course", "history"} object a line; history: [{"role", "content"}, ...]')
-    ask.add_argument("--history", metavar="FILE.json", help='the conversation so far: [{"role": "user"|"assistant", "content": ...}, ...]')
+    ask.add_argument(
+        "--batch",
+        metavar="FILE.jsonl",
+        help='one {"question", "course", "history"} object a line; history: [{"role", "content"}, ...]',
+    )
+    ask.add_argument(
+        "--history",
+        metavar="FILE.json",
+        help='the conversation so far: [{"role": "user"|"assistant", "content": ...}, ...]',
+    )
     evaluate = sub.add_parser("eval", help="score answers on a question set (course_qa format)")
-    evaluate.add_argument("--set", required=True, metavar="DIR", help="folder with questions.jsonl (or the file itself)")
+    evaluate.add_argument(
+        "--set", required=True, metavar="DIR", help="folder with questions.jsonl (or the file itself)"
+    )
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures and the wrong answers as JSON")
     evaluate.add_argument("--limit", type=int, help="only the first N questions")
     return parser
@@ -72,8 +85,8 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
     if not args.batch and not args.course:
         return _fail("--course is required (see course_directory.yaml for the ids)", EXIT_USAGE)
     try:
-        from courserag.engine.facade import RagEngine
         from courserag.config.settings import Settings
+        from courserag.engine.facade import RagEngine
 
         engine = RagEngine.from_settings(Settings.from_env())
         if args.course:
@@ -117,8 +130,8 @@ def _read_history(path: Path) -> list[dict]:
 def _run_eval(args) -> int:
     """Score the engine's answers on a course_qa question set and print a table by kind."""
     from courserag.answers import evaluation as qa_eval
-    from courserag.engine.facade import RagEngine
     from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
 
     try:
         items = qa_eval.load_questions(Path(args.set))[: args.limit]
@@ -152,11 +165,16 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
             if not course:
                 raise CourseRagError("plain", text="no course given on this line and no --course")
             history = _history_of(record.get("history", []))
-            output = engine.ask(course, question, session_id=session_id, scope=record.get("scope", scope), history=history).to_json()
+            output = engine.ask(
+                course, question, session_id=session_id, scope=record.get("scope", scope), history=history
+            ).to_json()
             output["question"] = question
         except (ValueError, KeyError, TypeError) as exc:
             failures += 1
-            output = {"line": number, "error": f"line {number} is not a {{question, course}} object ({type(exc).__name__})"}
+            output = {
+                "line": number,
+                "error": f"line {number} is not a {{question, course}} object ({type(exc).__name__})",
+            }
         except CourseRagError as exc:
             failures += 1
             output = {"line": number, "error": str(exc)}
@@ -177,10 +195,10 @@ def build_main(argv: Sequence[str] | None = None) -> int:
     try:
         from tqdm import tqdm
 
-        from courserag.courses.directory import load_course_directory
-        from courserag.embedders import get_embedder
-        from courserag.courses.indexer import build_course
         from courserag.config.settings import Settings
+        from courserag.courses.directory import load_course_directory
+        from courserag.courses.indexer import build_course
+        from courserag.embedders import get_embedder
         from courserag.stores import build_store
 
         settings = Settings.from_env()

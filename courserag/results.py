@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from courserag.i18n.messages import Notice, render, unit_word
-from courserag.retrieval.packing import ContextItem, citation_dict
 from courserag.ingest.parsers import UNIT_OF_DOC_TYPE  # the unit a file is read in, by document type
+from courserag.retrieval.packing import ContextItem, citation_dict
 from courserag.stores.base import StoreHealth
 
 
@@ -95,13 +95,22 @@ class UploadResult:
         if self.duplicate:
             return render("upload_duplicate", {"name": self.name}, lang)
         unit = self.unit or UNIT_OF_DOC_TYPE.get(self.doc_type, "section")
-        line = render("upload_ok", {
-            "name": self.name, "units": self.units, "unit": unit_word(unit, self.units, lang),
-            "chunks": self.chunks_added, "passages": render("passage" if self.chunks_added == 1 else "passages", None, lang),
-        }, lang)
+        line = render(
+            "upload_ok",
+            {
+                "name": self.name,
+                "units": self.units,
+                "unit": unit_word(unit, self.units, lang),
+                "chunks": self.chunks_added,
+                "passages": render("passage" if self.chunks_added == 1 else "passages", None, lang),
+            },
+            lang,
+        )
         if self.warnings:
             joiner = "；" if lang == "zh" else "; "
-            line = render("upload_ok_warn", {"line": line, "warnings": joiner.join(w.text(lang) for w in self.warnings)}, lang)
+            line = render(
+                "upload_ok_warn", {"line": line, "warnings": joiner.join(w.text(lang) for w in self.warnings)}, lang
+            )
         return line
 
     @property

@@ -21,10 +21,27 @@ from docgen.office import DocMeta, docx_bytes, pptx_bytes
 from docgen.pdf import CJK_FONT, blank_pdf_bytes, encrypted_pdf_bytes, find_cjk_font, handout_pdf_bytes, pdf_bytes
 
 __all__ = [
-    "BILLION_LAUGHS", "CJK_FONT", "DocMeta", "EXTERNAL_ENTITY", "blank_pdf_bytes", "docx_bytes",
-    "encrypted_pdf_bytes", "error_output", "execute_cells", "find_cjk_font", "handout_pdf_bytes", "image_output",
-    "many_entries", "notebook_bytes", "pdf_bytes", "pptx_bytes", "rewrite_zip", "stream_output", "with_doctype",
-    "write", "zip_bomb",
+    "BILLION_LAUGHS",
+    "CJK_FONT",
+    "DocMeta",
+    "EXTERNAL_ENTITY",
+    "blank_pdf_bytes",
+    "docx_bytes",
+    "encrypted_pdf_bytes",
+    "error_output",
+    "execute_cells",
+    "find_cjk_font",
+    "handout_pdf_bytes",
+    "image_output",
+    "many_entries",
+    "notebook_bytes",
+    "pdf_bytes",
+    "pptx_bytes",
+    "rewrite_zip",
+    "stream_output",
+    "with_doctype",
+    "write",
+    "zip_bomb",
 ]
 
 

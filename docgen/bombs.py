@@ -91,9 +91,7 @@ def pptx_shape_bomb(base: bytes, shapes: int = 200_000) -> bytes:
     with zipfile.ZipFile(io.BytesIO(base)) as archive:
         member = "ppt/slides/slide1.xml"
         slide = archive.read(member).decode("utf-8")
-    shape = (
-        '<p:sp><p:nvSpPr><p:cNvPr id="{i}" name="s"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/></p:sp>'
-    )
+    shape = '<p:sp><p:nvSpPr><p:cNvPr id="{i}" name="s"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/></p:sp>'
     extra = "".join(shape.format(i=1000 + i) for i in range(shapes))
     slide = slide.replace("</p:spTree>", extra + "</p:spTree>", 1)
     return rewrite_zip(base, {member: slide.encode("utf-8")})

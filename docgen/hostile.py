@@ -25,9 +25,7 @@ def rewrite_zip(data: bytes, replacements: dict[str, bytes | None]) -> bytes:
     return out.getvalue()
 
 
-def with_doctype(
-    data: bytes, member: str, attack: tuple[str, str] = BILLION_LAUGHS, encoding: str = "utf-8"
-) -> bytes:
+def with_doctype(data: bytes, member: str, attack: tuple[str, str] = BILLION_LAUGHS, encoding: str = "utf-8") -> bytes:
     """The Office file `data` with a DTD attack (prolog, entity reference) put into `member`."""
     prolog, reference = attack
     prolog = prolog.replace('version="1.0"', f'version="1.0" encoding="{encoding.upper()}"')

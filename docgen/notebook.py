@@ -27,12 +27,22 @@ def notebook_bytes(cells: Sequence[dict], metadata: dict | None = None) -> bytes
             continue
         count += 1
         source = cell["code"]
-        nb_cells.append({
-            "cell_type": "code", "execution_count": count, "id": cell_id, "metadata": {},
-            "outputs": cell.get("outputs", []),
-            "source": source.splitlines(keepends=True) if isinstance(source, str) else source,
-        })
-    notebook = {"cells": nb_cells, "metadata": {"kernelspec": KERNELSPEC} | (metadata or {}), "nbformat": 4, "nbformat_minor": 5}
+        nb_cells.append(
+            {
+                "cell_type": "code",
+                "execution_count": count,
+                "id": cell_id,
+                "metadata": {},
+                "outputs": cell.get("outputs", []),
+                "source": source.splitlines(keepends=True) if isinstance(source, str) else source,
+            }
+        )
+    notebook = {
+        "cells": nb_cells,
+        "metadata": {"kernelspec": KERNELSPEC} | (metadata or {}),
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     return (json.dumps(notebook, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 

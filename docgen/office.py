@@ -49,7 +49,9 @@ def _finish(document, meta: DocMeta | None) -> bytes:
     if meta is None:
         return out.getvalue()
     created = meta.created
-    return fixed_zip(out.getvalue(), (created.year, created.month, created.day, created.hour, created.minute, created.second))
+    return fixed_zip(
+        out.getvalue(), (created.year, created.month, created.day, created.hour, created.minute, created.second)
+    )
 
 
 # --------------------------------------------------------------------------- Word
@@ -68,7 +70,7 @@ def _set_east_asian_font(document, font: str) -> None:
 
 
 def _add_table(document, rows: Sequence[Sequence[str]], kind: str) -> None:
-    """"table": plain cells; "merged": its first row one cell across all columns; "grid":
+    """ "table": plain cells; "merged": its first row one cell across all columns; "grid":
     a bold header row, grid lines, and an empty paragraph after it (as a lecturer writes)."""
     if kind == "grid":
         header, *body = rows
@@ -93,7 +95,10 @@ def _add_table(document, rows: Sequence[Sequence[str]], kind: str) -> None:
 
 
 def docx_bytes(
-    blocks: Sequence[tuple], meta: DocMeta | None = None, east_asian_font: str | None = None, normal_pt: float | None = None,
+    blocks: Sequence[tuple],
+    meta: DocMeta | None = None,
+    east_asian_font: str | None = None,
+    normal_pt: float | None = None,
 ) -> bytes:
     """A Word file from blocks: ("title", text), ("h1".."h9", text), ("p", text),
     ("b", bullet), ("n", numbered item), ("table" | "merged" | "grid", rows).
@@ -185,8 +190,11 @@ def _add_slide(deck, spec: dict, widescreen: bool, body_pt: float | None) -> Non
 
 
 def pptx_bytes(
-    slides: Sequence[dict], meta: DocMeta | None = None, title_slide: tuple[str, str] | None = None,
-    widescreen: bool = False, body_pt: float | None = None,
+    slides: Sequence[dict],
+    meta: DocMeta | None = None,
+    title_slide: tuple[str, str] | None = None,
+    widescreen: bool = False,
+    body_pt: float | None = None,
 ) -> bytes:
     """A PowerPoint file; each slide is {"title", "body": [lines], "notes", "table": rows}.
 

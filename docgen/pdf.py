@@ -35,7 +35,9 @@ def _latin(text: str) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
-def pdf_bytes(pages: Sequence[Page], cjk_font: Path | None = None, font_size: float = 11, line_height: float = 6) -> bytes:
+def pdf_bytes(
+    pages: Sequence[Page], cjk_font: Path | None = None, font_size: float = 11, line_height: float = 6
+) -> bytes:
     """A PDF with one page per item: text; (heading, text) with a bold heading above the
     text; or None, a page with only a drawn rectangle (an "image" with no text layer).
 
@@ -122,7 +124,7 @@ def _wrap_mixed(pdf, text: str, width: float) -> str:
             line = []
             continue
         carry: list[str] = []
-        if tok in _NO_LINE_START and line:       # keep the previous token with the punctuation
+        if tok in _NO_LINE_START and line:  # keep the previous token with the punctuation
             carry.insert(0, line.pop())
         while line and line[-1] in _NO_LINE_END:  # an opening bracket moves down as well
             carry.insert(0, line.pop())
@@ -166,8 +168,14 @@ def _handout_element(pdf, kind: str, text: str, fonts: dict, line_h: float, cjk:
 
 
 def handout_pdf_bytes(
-    title: str, pages: Sequence[Sequence[tuple[str, str]]], *, lang: str, author: str, creator: str,
-    created: dt.datetime, cjk_font: Path | None = None,
+    title: str,
+    pages: Sequence[Sequence[tuple[str, str]]],
+    *,
+    lang: str,
+    author: str,
+    creator: str,
+    created: dt.datetime,
+    cjk_font: Path | None = None,
 ) -> bytes:
     """An A4 lecture handout: the title atop every page, elements ("h" | "p" | "b" | "code",
     text), "Page n of N" at the foot. Fixed metadata, so a rebuild gives the same bytes.

@@ -89,7 +89,7 @@ def questions_for(name: str, role: str, n: int, ae) -> list[dict]:
     if name == "syllabusqa_dev":
         split = [q for q in qs if q.get("split") == ("train" if role == "fit" else "val")]
         if role == "val":
-            return [] if ONLY_KIND else split[::n or 1]
+            return [] if ONLY_KIND else split[:: n or 1]
         by_type = defaultdict(list)
         for q in split:
             by_type[q["question_type"]].append(q)
@@ -110,10 +110,10 @@ def questions_for(name: str, role: str, n: int, ae) -> list[dict]:
 def collect(args) -> int:
     ae = _answer_eval()
     from courserag.answers.wording import compose_answer
-    from courserag.courses.codes import check_codes
-    from courserag.engine.facade import RagEngine
     from courserag.config.logs import configure_logging
     from courserag.config.settings import Settings
+    from courserag.courses.codes import check_codes
+    from courserag.engine.facade import RagEngine
 
     configure_logging(40, 40)
     FEATURES_DIR.mkdir(parents=True, exist_ok=True)
@@ -124,25 +124,30 @@ def collect(args) -> int:
 
 
 def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> None:
-    from courserag.answers.wording import _lead
     from courserag.answers.extractive import render
     from courserag.answers.extractive.refusal import RefusalModel
+    from courserag.answers.wording import _lead
 
     global ALWAYS_ANSWER
     ALWAYS_ANSWER = RefusalModel((), (), (), (), 0.0, 0.0)  # p >= 0: every question answered
-    out = open(FEATURES_DIR / f"{name}{'.' + ONLY_KIND.replace(' ', '_') if ONLY_KIND else ''}.jsonl", "w", encoding="utf-8")
+    out = open(
+        FEATURES_DIR / f"{name}{'.' + ONLY_KIND.replace(' ', '_') if ONLY_KIND else ''}.jsonl", "w", encoding="utf-8"
+    )
     roles = os.environ.get("FIT_ROLES", "fit,val").split(",")  # collect only some roles (e.g. val)
     for _, scope, role, n in [s for s in SOURCES if s[0] == name and s[2] in roles]:
         work = CACHE / f"{name}-{scope}"
         if not (work / "course_directory.yaml").is_file():
             print(f"skip {name}: no index in {work} (run python -m bench.answers --sets {name} first)", file=sys.stderr)
             continue
-        os.environ.update(COURSE_DIRECTORY=str(work / "course_directory.yaml"), DATA_DIR=str(work / "data"),
-                          HF_HUB_OFFLINE="1")
+        os.environ.update(
+            COURSE_DIRECTORY=str(work / "course_directory.yaml"), DATA_DIR=str(work / "data"), HF_HUB_OFFLINE="1"
+        )
         os.environ.setdefault("MODEL_CACHE_DIR", str(CACHE / "models"))
         settings = Settings.from_env()
         engine = RagEngine.from_settings(settings)
-        corpus_titles = list(dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl", encoding="utf-8")))
+        corpus_titles = list(
+            dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl", encoding="utf-8"))
+        )
         cid = {t: (f"c{i:03d}" if scope == "course" else "all") for i, t in enumerate(corpus_titles)}
         qs = questions_for(name, role, n, ae)
         started = time.time()
@@ -151,9 +156,14 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
             retrieval = engine.retrieve(course.id, q["question"])
             codes = check_codes(retrieval.query, course, engine.directory)
             cited = " ".join(item.text for item in retrieval.items)
-            row = {"set": name, "role": role, "qid": q["qid"], "kind": q.get("question_type") or "answerable",
-                   "answerable": q.get("answerable") is not False,
-                   "evidence": ae.judge(q, " ".join(ae.words(cited))) if q.get("answerable") is not False else None}
+            row = {
+                "set": name,
+                "role": role,
+                "qid": q["qid"],
+                "kind": q.get("question_type") or "answerable",
+                "answerable": q.get("answerable") is not False,
+                "evidence": ae.judge(q, " ".join(ae.words(cited))) if q.get("answerable") is not False else None,
+            }
             if codes.about_another_course or not retrieval.items:
                 row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
             else:
@@ -162,17 +172,33 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
                 def similarity(texts, retrieval=retrieval, memory=memory):  # the unit rows reuse the composer's
                     key = tuple(texts)
                     if key not in memory:
-                        vectors = engine.embedder.embed_passages_for(texts, retrieval.across_languages, settings.embedding_batch_size)
+                        vectors = engine.embedder.embed_passages_for(
+                            texts, retrieval.across_languages, settings.embedding_batch_size
+                        )
                         memory[key] = vectors @ retrieval.vector
                     return memory[key]
 
                 # what would be said if the answer were not refused, scored the way answer_eval
                 # does; the features are those the decision sees (computed before it)
-                said = compose_answer(q["question"], retrieval, codes, course, similarity, engine.embedder.word_vectors,
-                                      refusal_model=ALWAYS_ANSWER)
+                said = compose_answer(
+                    q["question"],
+                    retrieval,
+                    codes,
+                    course,
+                    similarity,
+                    engine.embedder.word_vectors,
+                    refusal_model=ALWAYS_ANSWER,
+                )
                 row.update(features=dict(said.features), refused_by="fixed" if said.refused else None)
-                rules = compose_answer(q["question"], retrieval, codes, course, similarity, engine.embedder.word_vectors,
-                                       refusal_model=None)  # the hand-set rules' verdict: the "before"
+                rules = compose_answer(
+                    q["question"],
+                    retrieval,
+                    codes,
+                    course,
+                    similarity,
+                    engine.embedder.word_vectors,
+                    refusal_model=None,
+                )  # the hand-set rules' verdict: the "before"
                 row["rules_refused"] = rules.refused
                 row["rules_reason"] = rules.reason
                 if not said.refused:
@@ -200,21 +226,39 @@ UNITS = os.environ.get("FIT_UNITS") == "1"  # also keep every question's top uni
 def _unit_rows(q, retrieval, codes, course, similarity, engine, ae) -> list[dict]:
     """The top units of one answerable question: the composer's own numbers for each and
     whether its text holds the answer (answer_eval's judge on the unit alone)."""
+    from courserag.answers.extractive.compose import candidates
     from courserag.answers.wording import _ask
     from courserag.courses.codes import own_codes
     from courserag.courses.facts import person_names
-    from courserag.answers.extractive.compose import candidates
 
     ask = _ask(q["question"], retrieval.query)
-    ranked = candidates(retrieval.query, retrieval.items, ask, similarity, person_names(course.instructors),
-                        retrieval.across_languages, retrieval.floor, tuple(own_codes(course)) + tuple(codes.foreign),
-                        engine.embedder.word_vectors)
+    ranked = candidates(
+        retrieval.query,
+        retrieval.items,
+        ask,
+        similarity,
+        person_names(course.instructors),
+        retrieval.across_languages,
+        retrieval.floor,
+        tuple(own_codes(course)) + tuple(codes.foreign),
+        engine.embedder.word_vectors,
+    )
     needs = ask.needs
-    return [{"n": c.n, "position": c.unit.position, "kind": c.unit.kind, "score": round(c.score, 4),
-             "margin": round(c.margin, 4), "coverage": round(c.coverage, 4),
-             "needs_met": sum(1 for need in needs if need & c.kinds) / len(needs) if needs else 0.0,
-             "rule": "rule" in c.kinds, "words": len(ae.words(c.unit.text)),
-             "holds": bool(ae.judge(q, " ".join(ae.words(c.unit.text))))} for c in ranked[:UNIT_ROWS]]
+    return [
+        {
+            "n": c.n,
+            "position": c.unit.position,
+            "kind": c.unit.kind,
+            "score": round(c.score, 4),
+            "margin": round(c.margin, 4),
+            "coverage": round(c.coverage, 4),
+            "needs_met": sum(1 for need in needs if need & c.kinds) / len(needs) if needs else 0.0,
+            "rule": "rule" in c.kinds,
+            "words": len(ae.words(c.unit.text)),
+            "holds": bool(ae.judge(q, " ".join(ae.words(c.unit.text)))),
+        }
+        for c in ranked[:UNIT_ROWS]
+    ]
 
 
 def _fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
@@ -252,8 +296,13 @@ def fit(args) -> int:
 
     FEATURES = tuple(f for f in FEATURES if f not in LEFT_OUT)  # noqa: N806
 
-    rows = list({(r["set"], r["role"], r["qid"]): r for path in sorted(FEATURES_DIR.glob("*.jsonl"))
-                 for r in map(json.loads, open(path, encoding="utf-8"))}.values())  # parallel collectors may overlap
+    rows = list(
+        {
+            (r["set"], r["role"], r["qid"]): r
+            for path in sorted(FEATURES_DIR.glob("*.jsonl"))
+            for r in map(json.loads, open(path, encoding="utf-8"))
+        }.values()
+    )  # parallel collectors may overlap
     usable = [r for r in rows if r.get("features")]
     fit_rows = [r for r in usable if r["role"] == "fit" and (not FIT_SETS or r["set"] in FIT_SETS)]
     val_rows = [r for r in usable if r["role"] == "val"]
@@ -272,15 +321,24 @@ def fit(args) -> int:
     scale[scale < 1e-6] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
     beta = _fit_logistic(z, y, w)
-    model = RefusalModel(FEATURES, tuple(mean.round(6)), tuple(scale.round(6)), tuple(beta[1:].round(6)),
-                         round(float(beta[0]), 6), 0.5)
+    model = RefusalModel(
+        FEATURES, tuple(mean.round(6)), tuple(scale.round(6)), tuple(beta[1:].round(6)), round(float(beta[0]), 6), 0.5
+    )
     prob = lambda rs: np.array([model.probability(r["features"]) for r in rs])  # noqa: E731
     # SyllabusQA's val split alone chooses the point (the only val with "no answer" questions);
     # questions retrieval already refuses are refused whatever the threshold.
-    val_rows = [r for r in val_rows if r["set"] == "syllabusqa_dev" and r["refused_by"] is None
-                and not str(r.get("rules_reason", "")).startswith("missing:")]  # decided by the rule
-    threshold = operating_point(prob(val_rows), np.array([bool(r.get("correct_if_answered")) for r in val_rows]),
-                                np.array([r["answerable"] for r in val_rows]))
+    val_rows = [
+        r
+        for r in val_rows
+        if r["set"] == "syllabusqa_dev"
+        and r["refused_by"] is None
+        and not str(r.get("rules_reason", "")).startswith("missing:")
+    ]  # decided by the rule
+    threshold = operating_point(
+        prob(val_rows),
+        np.array([bool(r.get("correct_if_answered")) for r in val_rows]),
+        np.array([r["answerable"] for r in val_rows]),
+    )
     model = RefusalModel(**{**model.__dict__, "threshold": round(threshold, 6)})
     WEIGHTS_FILE.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {WEIGHTS_FILE.relative_to(ROOT)}: threshold {threshold:.3f}")
@@ -299,10 +357,17 @@ def report(rows: list[dict], model) -> None:
         by[(r["set"], r["role"])].append(r)
     for (name, role), group in sorted(by.items()):
         cells = []
-        for label, refused in (("rules (before)", lambda r: r["refused_by"] is not None or bool(r.get("rules_refused"))),
-                               ("model", lambda r: r["refused_by"] in ("codes", "retrieval", "fixed")
-                                or str(r.get("rules_reason", "")).startswith("missing:")
-                                or (bool(r.get("features")) and not model.answers(r["features"])))):
+        for label, refused in (
+            ("rules (before)", lambda r: r["refused_by"] is not None or bool(r.get("rules_refused"))),
+            (
+                "model",
+                lambda r: (
+                    r["refused_by"] in ("codes", "retrieval", "fixed")
+                    or str(r.get("rules_reason", "")).startswith("missing:")
+                    or (bool(r.get("features")) and not model.answers(r["features"]))
+                ),
+            ),
+        ):
             ans = [r for r in group if r["answerable"]]
             una = [r for r in group if not r["answerable"]]
             scored = [r for r in ans if r.get("evidence") is not None]
@@ -310,9 +375,11 @@ def report(rows: list[dict], model) -> None:
             top = sum(1 for r in scored if not refused(r) and r.get("top_chunk")) / max(1, len(scored))
             evidence = sum(1 for r in scored if r.get("evidence")) / max(1, len(scored))
             words = sorted(r["words"] for r in group if not refused(r) and "words" in r)
-            cell = (f"{label}: correct {correct:.3f} top_chunk {top:.3f} evidence {evidence:.3f} "
-                    f"false_refuse {sum(map(refused, ans)) / max(1, len(ans)):.3f}"
-                    f" words {words[len(words) // 2] if words else '-'}")
+            cell = (
+                f"{label}: correct {correct:.3f} top_chunk {top:.3f} evidence {evidence:.3f} "
+                f"false_refuse {sum(map(refused, ans)) / max(1, len(ans)):.3f}"
+                f" words {words[len(words) // 2] if words else '-'}"
+            )
             if una:
                 cell += f" refuse_unans {sum(map(refused, una)) / len(una):.3f}"
             cells.append(cell)

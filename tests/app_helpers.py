@@ -27,10 +27,16 @@ def queue_call(url: str, dependency: dict, data: list, timeout: float = 120.0) -
     session = uuid.uuid4().hex[:11]
     trigger = dependency["targets"][0][0] if dependency.get("targets") else None
     with httpx.Client(base_url=url, timeout=timeout) as http:
-        joined = http.post("gradio_api/queue/join", json={
-            "data": data, "event_data": None, "fn_index": dependency["id"], "trigger_id": trigger,
-            "session_hash": session,
-        })
+        joined = http.post(
+            "gradio_api/queue/join",
+            json={
+                "data": data,
+                "event_data": None,
+                "fn_index": dependency["id"],
+                "trigger_id": trigger,
+                "session_hash": session,
+            },
+        )
         joined.raise_for_status()
         with http.stream("GET", "gradio_api/queue/data", params={"session_hash": session}) as stream:
             for line in stream.iter_lines():

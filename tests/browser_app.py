@@ -17,12 +17,24 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.app_helpers import free_port
 from tests.browser_support import Gate, GatedEmbedder, new_page, settle
 
 __all__ = [
-    "CHROMIUM", "PROJECT_ROOT", "SHOTS", "TIMEOUT_MS", "TOKEN", "browser", "instructor", "line_count", "new_lines",
-    "open_app", "page", "screenshot", "select_course", "server", "unlock",
+    "CHROMIUM",
+    "PROJECT_ROOT",
+    "SHOTS",
+    "TIMEOUT_MS",
+    "TOKEN",
+    "browser",
+    "instructor",
+    "line_count",
+    "new_lines",
+    "open_app",
+    "page",
+    "screenshot",
+    "select_course",
+    "server",
+    "unlock",
 ]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -31,8 +43,13 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHOTS = PROJECT_ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else ".test-artifacts/screenshots")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 TOKEN = "browser-instructor-token-7c1f"
 TIMEOUT_MS = 60_000
@@ -40,10 +57,10 @@ TIMEOUT_MS = 60_000
 
 @pytest.fixture(scope="module")
 def server(built_sample_data, embedder, tmp_path_factory):
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
     from courserag.instructor.feedback import FeedbackLog
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
     from tests.launched_app import launched
 
@@ -57,8 +74,11 @@ def server(built_sample_data, embedder, tmp_path_factory):
     settings = Settings(data_dir=data, course_directory=root / "course_directory.yaml", instructor_enabled=True)
     gate = Gate()
     engine = RagEngine(
-        settings, load_course_directory(settings.course_directory),
-        LocalCourseStore(data / "index", embedder.dim), GatedEmbedder(embedder, gate), gap_log=FeedbackLog(data),
+        settings,
+        load_course_directory(settings.course_directory),
+        LocalCourseStore(data / "index", embedder.dim),
+        GatedEmbedder(embedder, gate),
+        gap_log=FeedbackLog(data),
     )
     # As app.py launches it (tests/launched_app.py). launch() returns once the server listens;
     # Gradio's own "is localhost reachable" probe (a HEAD with a 3 s timeout) fails on a busy
@@ -112,7 +132,8 @@ def select_course(page, label: str) -> None:
     page.click("#cr-course input")
     page.get_by_role("option", name=label).click()
     page.wait_for_function(
-        "(name) => document.querySelector('#cr-course-status')?.innerText.includes(name)", arg=label.split()[0],
+        "(name) => document.querySelector('#cr-course-status')?.innerText.includes(name)",
+        arg=label.split()[0],
     )
     settle(page)
 

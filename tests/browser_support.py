@@ -183,15 +183,17 @@ def citations(answer) -> list[dict]:
     rows = []
     for item in answer.locator(".cr-cite").all():
         link = item.locator("a.cr-file")
-        rows.append({
-            "n": item.locator(".cr-n").inner_text().strip("[]"),
-            "file": item.locator(".cr-fname").inner_text(),
-            "locator": item.locator(".cr-loc").inner_text().lstrip("· ").strip(),
-            "origin": "upload" if "cr-cite-upload" in (item.get_attribute("class") or "") else "course",
-            "badge": item.locator(".cr-badge").inner_text(),
-            "href": link.get_attribute("href") if link.count() else None,
-            "cited": item.evaluate("(e) => !e.closest('details.cr-consulted')"),
-        })
+        rows.append(
+            {
+                "n": item.locator(".cr-n").inner_text().strip("[]"),
+                "file": item.locator(".cr-fname").inner_text(),
+                "locator": item.locator(".cr-loc").inner_text().lstrip("· ").strip(),
+                "origin": "upload" if "cr-cite-upload" in (item.get_attribute("class") or "") else "course",
+                "badge": item.locator(".cr-badge").inner_text(),
+                "href": link.get_attribute("href") if link.count() else None,
+                "cited": item.evaluate("(e) => !e.closest('details.cr-consulted')"),
+            }
+        )
     return rows
 
 
@@ -293,8 +295,10 @@ def ensure_axe() -> Path:
     """axe-core's script, fetched from the npm registry on first use (scripts/ensure_axe.sh)."""
     if not AXE_JS.exists():
         subprocess.run(
-            ["bash", str(PROJECT_ROOT / "scripts" / "ensure_axe.sh")], check=True,
-            env=dict(os.environ, AXE_CORE_VERSION=AXE_VERSION), timeout=300,
+            ["bash", str(PROJECT_ROOT / "scripts" / "ensure_axe.sh")],
+            check=True,
+            env=dict(os.environ, AXE_CORE_VERSION=AXE_VERSION),
+            timeout=300,
         )
     return AXE_JS
 

@@ -21,9 +21,23 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MODEL_CACHE = PROJECT_ROOT / ".test-artifacts" / "models"  # converted models, kept across runs
 SAMPLE_DIRECTORY = PROJECT_ROOT / "course_directory.yaml"
 _ISOLATED_VARS = (
-    "WEAVIATE_URL", "WEAVIATE_GRPC_URL", "WEAVIATE_API_KEY", "WEAVIATE_COLLECTION",
-    "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "INSTRUCTOR_TOKEN", "INSTRUCTOR_TOKENS", "DATA_DIR",
-    "COURSE_DIRECTORY", "CATALOG", "CATALOG_TODAY", "TOP_K", "FUSION", "HF_TOKEN", "HF_ROUTER_URL",
+    "WEAVIATE_URL",
+    "WEAVIATE_GRPC_URL",
+    "WEAVIATE_API_KEY",
+    "WEAVIATE_COLLECTION",
+    "LLM_BASE_URL",
+    "LLM_API_KEY",
+    "LLM_MODEL",
+    "INSTRUCTOR_TOKEN",
+    "INSTRUCTOR_TOKENS",
+    "DATA_DIR",
+    "COURSE_DIRECTORY",
+    "CATALOG",
+    "CATALOG_TODAY",
+    "TOP_K",
+    "FUSION",
+    "HF_TOKEN",
+    "HF_ROUTER_URL",
 )
 
 
@@ -71,8 +85,8 @@ def fake_embedder() -> FakeEmbedder:
 def embedder():
     """The product's default model (multilingual-e5-small, int8), converted once per checkout
     into .test-artifacts/ (gitignored) and shared by every test."""
-    from courserag.embedders import get_embedder
     from courserag.config.settings import Settings
+    from courserag.embedders import get_embedder
 
     defaults = Settings()
     return get_embedder(defaults.embedding_model, defaults.embedding_backend, str(MODEL_CACHE))
@@ -98,9 +112,9 @@ def cached_embedder(built_sample_data, embedder):
 @pytest.fixture(scope="session")
 def built_sample_data(tmp_path_factory, embedder):
     """DATA_DIR with both sample courses indexed in the local store, built once per run."""
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.courses.indexer import build_course
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     data_dir = tmp_path_factory.mktemp("sample-data")
@@ -123,9 +137,9 @@ def sample_data(built_sample_data, tmp_path):
 @pytest.fixture
 def engine(built_sample_data, embedder):
     """An engine over the sample courses (local store, extractive answers)."""
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     settings = Settings(data_dir=built_sample_data)
@@ -135,7 +149,6 @@ def engine(built_sample_data, embedder):
 
 # The local Weaviate wire-protocol server (tests/weaviate_server) as fixtures.
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: E402,F401
-
 
 # Fixtures that build the sample courses' index (about 40 s once per run): the fast lane
 # (`make test-fast`) leaves out the tests that use them.

@@ -93,10 +93,20 @@ def export_fp32_torch(e5: E5File, target: Path) -> None:
     embeds = torch.zeros(2, 7, e5.config.hidden)
     mask = torch.ones(2, 7, dtype=torch.int64)
     mask[1, 5:] = 0
-    axes = {"inputs_embeds": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}}
+    axes = {
+        "inputs_embeds": {0: "batch", 1: "tokens"},
+        "attention_mask": {0: "batch", 1: "tokens"},
+        "embedding": {0: "batch"},
+    }
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices
         torch.onnx.export(
-            encoder, (embeds, mask), str(target), input_names=["inputs_embeds", "attention_mask"],
-            output_names=["embedding"], dynamic_axes=axes, opset_version=OPSET, dynamo=False,
+            encoder,
+            (embeds, mask),
+            str(target),
+            input_names=["inputs_embeds", "attention_mask"],
+            output_names=["embedding"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
         )

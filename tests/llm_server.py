@@ -95,8 +95,13 @@ def start_fake_llm(mode: str = "ok") -> FakeLLM:
                 return
             if not body.get("stream"):
                 payload = {
-                    "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "fake",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "fake",
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
                 }
                 data = json.dumps(payload).encode()
                 self.send_response(200)

@@ -25,17 +25,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", required=True, type=Path, help="folder with corpus.jsonl and queries.jsonl")
     parser.add_argument("--scope", choices=("course", "global"), default="course")
     parser.add_argument("--fusion", choices=("hybrid", "reference"), default=None, help="default: FUSION or hybrid")
-    parser.add_argument("--titles", type=int, default=None, help="keep only N seeded-random titles (corpus and questions)")
+    parser.add_argument(
+        "--titles", type=int, default=None, help="keep only N seeded-random titles (corpus and questions)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="score at most N seeded-random questions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-wrong-course", action="store_true", help="skip the wrong-course refusal pass")
-    parser.add_argument("--ranking", default=None, metavar="MODULE",
-                        help="rank with MODULE.ranker_for(retrieval settings) instead of courserag.retrieval.ranking's")
+    parser.add_argument(
+        "--ranking",
+        default=None,
+        metavar="MODULE",
+        help="rank with MODULE.ranker_for(retrieval settings) instead of courserag.retrieval.ranking's",
+    )
     parser.add_argument("--min-candidates", type=int, default=None, help="override RetrievalSettings.min_candidates")
-    parser.add_argument("--sentence-weight", type=float, default=None,
-                        help="override RetrievalSettings.sentence_weight (0: chunk vectors alone)")
-    parser.add_argument("--no-bridge", action="store_true",
-                        help="no dictionary bridge for Chinese questions about English material (RetrievalSettings.bridge)")
+    parser.add_argument(
+        "--sentence-weight",
+        type=float,
+        default=None,
+        help="override RetrievalSettings.sentence_weight (0: chunk vectors alone)",
+    )
+    parser.add_argument(
+        "--no-bridge",
+        action="store_true",
+        help="no dictionary bridge for Chinese questions about English material (RetrievalSettings.bridge)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -55,8 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = replace(settings, retrieval=replace(settings.retrieval, bridge=False))
     fusion = args.fusion or settings.retrieval.fusion
     report = evaluate(
-        args.set, args.scope, fusion, args.titles, args.limit, args.seed, settings,
-        wrong_course=not args.no_wrong_course, progress=True, ranking_module=args.ranking,
+        args.set,
+        args.scope,
+        fusion,
+        args.titles,
+        args.limit,
+        args.seed,
+        settings,
+        wrong_course=not args.no_wrong_course,
+        progress=True,
+        ranking_module=args.ranking,
     )
     report.command = "python -m bench.evaluation " + " ".join(sys.argv[1:] if argv is None else argv)
     print(format_report(report))

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from bench.evaluation.load import EvalSet, Passage
-from courserag.ingest.pipeline import IngestConfig, ingest_file
-from courserag.ingest.parsers import ParsedDocument
+from courserag.config.settings import Settings
 from courserag.courses.directory import Course, CourseDirectory
 from courserag.embedders import Embedder
+from courserag.ingest.parsers import ParsedDocument
+from courserag.ingest.pipeline import IngestConfig, ingest_file
+from courserag.lang.textnorm import is_chinese
 from courserag.records import Chunk, Section
 from courserag.retrieval.sentence_vectors import embed_chunks
-from courserag.config.settings import Settings
-from courserag.lang.textnorm import is_chinese
 from courserag.stores.local import LocalCourseStore
 
 GLOBAL_COURSE = "all"
@@ -49,7 +49,14 @@ def title_chunks(
     sections = [Section(text=p.text, locator=p.doc_id) for p in passages]
     document = ParsedDocument(f"{title}.txt", "txt", sections, len(passages), "paragraph")
     file_hash = hashlib.sha256("\x1e".join(f"{p.doc_id}\x1f{p.text}" for p in passages).encode("utf-8")).hexdigest()
-    ingested = ingest_file(document, f"{title}.txt", IngestConfig.of(settings, embedder), origin="course", course_id=course_id, file_hash=file_hash)
+    ingested = ingest_file(
+        document,
+        f"{title}.txt",
+        IngestConfig.of(settings, embedder),
+        origin="course",
+        course_id=course_id,
+        file_hash=file_hash,
+    )
     return file_hash, list(ingested.chunks)
 
 
@@ -64,16 +71,22 @@ def ingest(
     by_title: dict[str, list[Passage]] = OrderedDict()
     for passage in eval_set.passages:
         by_title.setdefault(passage.title, []).append(passage)
-    files = [(course_of(title), title, *title_chunks(title, passages, course_of(title), settings, embedder))
-             for title, passages in by_title.items()]
+    files = [
+        (course_of(title), title, *title_chunks(title, passages, course_of(title), settings, embedder))
+        for title, passages in by_title.items()
+    ]
     # Every title's chunks and sentences in one embedding call (the cache and the batches
     # see them all at once), then split back per title.
     all_chunks = [c for *_, chunks in files for c in chunks]
-    vectors, sentences = embed_chunks(lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), all_chunks, embedder.dim)
+    vectors, sentences = embed_chunks(
+        lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), all_chunks, embedder.dim
+    )
     start = 0
     for course_id, title, file_hash, chunks in files:
         rows = range(start, start + len(chunks))
-        store.replace_file(course_id, f"{title}.txt", file_hash, chunks, vectors[rows.start : rows.stop], sentences.select(rows))
+        store.replace_file(
+            course_id, f"{title}.txt", file_hash, chunks, vectors[rows.start : rows.stop], sentences.select(rows)
+        )
         start += len(chunks)
     return len(all_chunks)
 
@@ -89,6 +102,6 @@ def build_directory(course_ids: Iterable[str], docs: Path, language: str = "en")
 
 
 def corpus_language(eval_set: EvalSet) -> str:
-    """"zh" when most passages are Chinese, else "en"."""
+    """ "zh" when most passages are Chinese, else "en"."""
     chinese = sum(is_chinese(p.text) for p in eval_set.passages)
     return "zh" if chinese * 2 > len(eval_set.passages) else "en"

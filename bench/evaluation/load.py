@@ -56,8 +56,12 @@ def load_set(path: Path, titles: int | None = None, limit: int | None = None, se
     passages = [Passage(r["doc_id"], r["title"], r["text"]) for r in _read_jsonl(path / "corpus.jsonl")]
     questions = [
         Question(
-            str(r["qid"]), r["question"], frozenset(r.get("gold_doc_ids") or [r["gold_doc_id"]]),
-            r["title"], r.get("lang", ""), r.get("answerable"),
+            str(r["qid"]),
+            r["question"],
+            frozenset(r.get("gold_doc_ids") or [r["gold_doc_id"]]),
+            r["title"],
+            r.get("lang", ""),
+            r.get("answerable"),
             tuple(a if isinstance(a, str) else a.get("text", "") for a in r.get("answers") or []),
         )
         for r in _read_jsonl(path / "queries.jsonl")

@@ -20,9 +20,13 @@ from pathlib import Path
 from typing import Sequence
 
 SETS = (
-    ("xquad_zh2en_dev", "global"), ("xquad_en2zh_dev", "global"), ("xquad_zh_dev", "global"),
-    ("squad_v1_dev", "course"), ("cmrc2018_dev", "global"),
-    ("d2l_en_exercises", "course"), ("d2l_zh_exercises", "course"),
+    ("xquad_zh2en_dev", "global"),
+    ("xquad_en2zh_dev", "global"),
+    ("xquad_zh_dev", "global"),
+    ("squad_v1_dev", "course"),
+    ("cmrc2018_dev", "global"),
+    ("d2l_en_exercises", "course"),
+    ("d2l_zh_exercises", "course"),
 )
 WHOLE_FILE_SETS = ("cmrc2018_dev", "xquad_zh_dev")
 # How each model runs here: the bundled models' backends.
@@ -32,7 +36,9 @@ BACKENDS = {"all-MiniLM-L6-v2": "torch"}
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.evaluation.models", description=__doc__.split("\n\n")[0])
     parser.add_argument("--eval-dir", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "eval")
-    parser.add_argument("--models", nargs="+", default=None, help="EMBEDDING_MODEL values (default: the product's and MiniLM)")
+    parser.add_argument(
+        "--models", nargs="+", default=None, help="EMBEDDING_MODEL values (default: the product's and MiniLM)"
+    )
     parser.add_argument("--sets", nargs="+", default=None, help="set names (default: all)")
     parser.add_argument("--no-whole-files", action="store_true")
     args = parser.parse_args(argv)
@@ -52,15 +58,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, scope in sets:
         cells = []
         for model in models:
-            settings = replace(base, embedding_model=model, embedding_backend=BACKENDS.get(model, base.embedding_backend))
+            settings = replace(
+                base, embedding_model=model, embedding_backend=BACKENDS.get(model, base.embedding_backend)
+            )
             report = evaluate(args.eval_dir / name, scope, settings=settings, wrong_course=False)
             product = next(v for k, v in report.systems.items() if "top_k=10" in k)
-            cells.append(f"{product['R@1']:.3f} / {product['R@5']:.3f} / {product['MRR@10']:.3f} ({product['refused']:.3f})")
+            cells.append(
+                f"{product['R@1']:.3f} / {product['R@5']:.3f} / {product['MRR@10']:.3f} ({product['refused']:.3f})"
+            )
         print(f"| {name} ({scope}) | " + " | ".join(cells) + " |", flush=True)
     if not args.no_whole_files:
         for name in (n for n in WHOLE_FILE_SETS if not args.sets or n in args.sets):
             for model in models:
-                settings = replace(base, embedding_model=model, embedding_backend=BACKENDS.get(model, base.embedding_backend))
+                settings = replace(
+                    base, embedding_model=model, embedding_backend=BACKENDS.get(model, base.embedding_backend)
+                )
                 print(whole_files(args.eval_dir / name, settings=settings).line(f"{name} [{model}]"), flush=True)
     return 0
 

@@ -23,10 +23,19 @@ class Report:
 
     def to_json(self) -> dict:
         return {
-            "set": self.set_name, "scope": self.scope, "fusion": self.fusion, "top_k": self.top_k,
-            "passages": self.passages, "chunks": self.chunks, "courses": self.courses,
-            "questions": self.questions, "systems": self.systems, "refusals": self.refusals,
-            "timings": self.timings, "settings": self.settings, "command": self.command,
+            "set": self.set_name,
+            "scope": self.scope,
+            "fusion": self.fusion,
+            "top_k": self.top_k,
+            "passages": self.passages,
+            "chunks": self.chunks,
+            "courses": self.courses,
+            "questions": self.questions,
+            "systems": self.systems,
+            "refusals": self.refusals,
+            "timings": self.timings,
+            "settings": self.settings,
+            "command": self.command,
         }
 
 
@@ -34,10 +43,14 @@ def _refusal_lines(report: Report) -> list[str]:
     ref = report.refusals
     lines = [f"- right-course refusals (answerable questions, top_k={report.top_k}): {ref['right_course_refused']:.3f}"]
     if "wrong_course_refused" in ref:
-        lines.append(f"- wrong-course refusals (asked against another title's course): {ref['wrong_course_refused']:.3f}")
+        lines.append(
+            f"- wrong-course refusals (asked against another title's course): {ref['wrong_course_refused']:.3f}"
+        )
         lines.append(f"- balanced refusal accuracy: {ref['balanced_refusal_accuracy']:.3f}")
     if "unanswerable_refused" in ref:
-        lines.append(f"- unanswerable questions refused: {ref['unanswerable_refused']:.3f} of {int(ref['unanswerable'])}")
+        lines.append(
+            f"- unanswerable questions refused: {ref['unanswerable_refused']:.3f} of {int(ref['unanswerable'])}"
+        )
     else:
         lines.append("- refusal accuracy on unanswerable questions: n/a (the set has none)")
     return lines

@@ -21,11 +21,18 @@ from bench.evaluation.ingest import GLOBAL_COURSE, build_directory, corpus_langu
 from bench.evaluation.load import EvalSet, load_set
 from bench.evaluation.report import Report
 from bench.evaluation.score import SystemResult, percentile, refusal_rates
-from bench.evaluation.systems import PRODUCT_RANKING, RANK_DEPTH, ProductSystem, baseline_runs, load_ranker, product_system
-from courserag.embedders import CachingEmbedder, Embedder, get_embedder
+from bench.evaluation.systems import (
+    PRODUCT_RANKING,
+    RANK_DEPTH,
+    ProductSystem,
+    baseline_runs,
+    load_ranker,
+    product_system,
+)
 from courserag.config.settings import Settings
-from courserag.stores.local import LocalCourseStore
+from courserag.embedders import CachingEmbedder, Embedder, get_embedder
 from courserag.lang.textnorm import word_tokens
+from courserag.stores.local import LocalCourseStore
 
 
 def _say(message: str) -> None:
@@ -42,7 +49,9 @@ def _build_stores(eval_set: EvalSet, scope: str, store: LocalCourseStore, embedd
     return per_title, chunks
 
 
-def _embed_questions(eval_set: EvalSet, inner: Embedder, cached: CachingEmbedder, settings: Settings) -> dict[str, float]:
+def _embed_questions(
+    eval_set: EvalSet, inner: Embedder, cached: CachingEmbedder, settings: Settings
+) -> dict[str, float]:
     """Embed (and cache) every question in batches; time single questions on the model."""
     started = time.perf_counter()
     cached.embed_queries([q.question for q in eval_set.questions], settings.embedding_batch_size)
@@ -57,8 +66,14 @@ def _embed_questions(eval_set: EvalSet, inner: Embedder, cached: CachingEmbedder
 
 
 def _ask_all(
-    eval_set: EvalSet, course_of, products: list[ProductSystem], store: LocalCourseStore,
-    cached: CachingEmbedder, settings: Settings, wrong_course_of, progress: bool,
+    eval_set: EvalSet,
+    course_of,
+    products: list[ProductSystem],
+    store: LocalCourseStore,
+    cached: CachingEmbedder,
+    settings: Settings,
+    wrong_course_of,
+    progress: bool,
 ) -> tuple[dict[str, SystemResult], SystemResult]:
     """Every system's outcome on every question, and the configured product's outcome when
     each question is asked in another title's course (`wrong_course_of`, None to skip)."""
@@ -70,7 +85,9 @@ def _ask_all(
             ranked = system.run(course_id, q.question)
             results.setdefault(system.name, SystemResult(system.name)).add(ranked.locators, q.gold, ranked.ms)
         vector = cached.embed_query(q.question)
-        for name, ranked in baseline_runs(store, course_id, vector, word_tokens(q.question), settings.retrieval).items():
+        for name, ranked in baseline_runs(
+            store, course_id, vector, word_tokens(q.question), settings.retrieval
+        ).items():
             results.setdefault(name, SystemResult(name)).add(ranked.locators, q.gold, ranked.ms)
         if wrong_course_of is not None:
             ranked = products[-1].run(wrong_course_of(q), q.question)
@@ -124,7 +141,9 @@ def evaluate(
         raise ValueError(f"{set_dir}: no questions selected")
     inner = embedder or get_embedder(*base.embedder_args())
     report_progress = (lambda done, total: _say(f"  embedded {done}/{total} new texts")) if progress else None
-    cached = CachingEmbedder(inner, base.data_dir / "eval-cache" if cache_dir is None else cache_dir, progress=report_progress)
+    cached = CachingEmbedder(
+        inner, base.data_dir / "eval-cache" if cache_dir is None else cache_dir, progress=report_progress
+    )
     workdir = Path(tempfile.mkdtemp(prefix="courserag-eval-"))
     try:
         started = time.perf_counter()
@@ -142,7 +161,9 @@ def evaluate(
             product_system(engine_settings, directory, store, cached, ranker),  # the configured top_k
         ]
         course_of = (lambda q: GLOBAL_COURSE) if scope == "global" else (lambda q: per_title[q.title])
-        wrong_course_of = _wrong_courses(eval_set, per_title, seed) if wrong_course and len(eval_set.titles) > 1 else None
+        wrong_course_of = (
+            _wrong_courses(eval_set, per_title, seed) if wrong_course and len(eval_set.titles) > 1 else None
+        )
         started = time.perf_counter()
         results, wrong = _ask_all(eval_set, course_of, products, store, cached, base, wrong_course_of, progress)
         timings["questions_s"] = time.perf_counter() - started
@@ -160,8 +181,12 @@ def evaluate(
             refusals=refusal_rates(eval_set.questions, results[products[-1].name].refused, wrong.refused),
             timings=timings,
             settings={k: str(v) for k, v in vars(engine_settings.retrieval).items()}
-            | {"chunk_tokens": str(base.chunk_tokens), "chunk_overlap_tokens": str(base.chunk_overlap_tokens),
-               "embedder": inner.name, "ranking": ranking_module or PRODUCT_RANKING},
+            | {
+                "chunk_tokens": str(base.chunk_tokens),
+                "chunk_overlap_tokens": str(base.chunk_overlap_tokens),
+                "embedder": inner.name,
+                "ranking": ranking_module or PRODUCT_RANKING,
+            },
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

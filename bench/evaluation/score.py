@@ -66,7 +66,9 @@ class SystemResult:
         }
 
 
-def refusal_rates(questions: Sequence[Question], refused: Sequence[bool], wrong_refused: Sequence[bool]) -> dict[str, float]:
+def refusal_rates(
+    questions: Sequence[Question], refused: Sequence[bool], wrong_refused: Sequence[bool]
+) -> dict[str, float]:
     """Refusals of the configured product in the right course (answerable questions), on
     unanswerable questions (when the set has any) and in the wrong course (when asked)."""
     answerable = [i for i, q in enumerate(questions) if q.answerable is not False]

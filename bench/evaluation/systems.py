@@ -19,12 +19,12 @@ from typing import Sequence
 
 import numpy as np
 
+from courserag.config.settings import RetrievalSettings, Settings
 from courserag.courses.directory import CourseDirectory
 from courserag.embedders import Embedder
 from courserag.engine.facade import RagEngine
-from courserag.retrieval.ranking import RankQuery, Ranker, ReferenceRanker
 from courserag.records import ScoredChunk
-from courserag.config.settings import RetrievalSettings, Settings
+from courserag.retrieval.ranking import Ranker, RankQuery, ReferenceRanker
 from courserag.stores.local import LocalCourseStore
 
 RRF_K = 60  # Cormack, Clarke & Buettcher (SIGIR 2009): k=60 was robust across TREC runs.
@@ -62,8 +62,12 @@ class ProductSystem:
 
 
 def product_system(
-    settings: Settings, directory: CourseDirectory, store: LocalCourseStore, embedder: Embedder,
-    ranker: Ranker, top_k: int | None = None,
+    settings: Settings,
+    directory: CourseDirectory,
+    store: LocalCourseStore,
+    embedder: Embedder,
+    ranker: Ranker,
+    top_k: int | None = None,
 ) -> ProductSystem:
     """One engine for one configuration (top_k defaults to the configured one)."""
     retrieval = settings.retrieval if top_k is None else replace(settings.retrieval, top_k=top_k)

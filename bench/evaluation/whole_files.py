@@ -41,19 +41,21 @@ class WholeFileResult:
     mean_cited_tokens: float
 
     def line(self, name: str) -> str:
-        return (f"{name}: {self.questions} questions, answer in cited texts {self.answer_in_cited:.3f}, "
-                f"right file cited {self.right_file_cited:.3f} ({self.chunks} chunks, "
-                f"{self.mean_cited_tokens:.0f} tokens cited per question)")
+        return (
+            f"{name}: {self.questions} questions, answer in cited texts {self.answer_in_cited:.3f}, "
+            f"right file cited {self.right_file_cited:.3f} ({self.chunks} chunks, "
+            f"{self.mean_cited_tokens:.0f} tokens cited per question)"
+        )
 
 
 def run(set_dir: Path, limit: int | None = None, titles: int | None = None, settings=None) -> WholeFileResult:
     from bench.evaluation.ingest import build_directory, corpus_language
     from bench.evaluation.load import load_set
+    from courserag.config.settings import Settings
     from courserag.embedders import CachingEmbedder, get_embedder
     from courserag.engine.facade import RagEngine
     from courserag.ingest.pipeline import IngestConfig, ingest_file
     from courserag.retrieval.sentence_vectors import embed_chunks
-    from courserag.config.settings import Settings
     from courserag.stores.local import LocalCourseStore
 
     base = settings or Settings.from_env()
@@ -69,8 +71,12 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
             text = "\n\n".join(p.text for p in eval_set.passages if p.title == title)
             name = hashlib.sha1(title.encode("utf-8")).hexdigest()[:12] + ".txt"
             ingested = ingest_file(text.encode("utf-8"), name, config, origin="course", course_id=GLOBAL)
-            vectors, sentences = embed_chunks(lambda texts: cached.embed_batch(texts, base.embedding_batch_size), ingested.chunks, cached.dim)
-            store.replace_file(GLOBAL, name, hashlib.sha256(text.encode("utf-8")).hexdigest(), ingested.chunks, vectors, sentences)
+            vectors, sentences = embed_chunks(
+                lambda texts: cached.embed_batch(texts, base.embedding_batch_size), ingested.chunks, cached.dim
+            )
+            store.replace_file(
+                GLOBAL, name, hashlib.sha256(text.encode("utf-8")).hexdigest(), ingested.chunks, vectors, sentences
+            )
             chunks += len(ingested.chunks)
         file_of = {t: hashlib.sha1(t.encode("utf-8")).hexdigest()[:12] + ".txt" for t in eval_set.titles}
         engine = RagEngine(base, build_directory([GLOBAL], workdir, corpus_language(eval_set)), store, cached)
@@ -90,7 +96,9 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.evaluation.whole_files", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.evaluation.whole_files", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--set", required=True, type=Path)
     parser.add_argument("--limit", type=int, default=None, help="score at most N seeded-random questions")
     parser.add_argument("--titles", type=int, default=None, help="keep only N seeded-random titles")

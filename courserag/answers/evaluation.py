@@ -77,8 +77,11 @@ class QAItem:
     @staticmethod
     def from_dict(row: dict) -> "QAItem":
         return QAItem(
-            id=str(row["id"]), course=str(row["course"]), question=str(row["question"]),
-            kind=str(row.get("kind", "")), answerable=bool(row.get("answerable", True)),
+            id=str(row["id"]),
+            course=str(row["course"]),
+            question=str(row["question"]),
+            kind=str(row.get("kind", "")),
+            answerable=bool(row.get("answerable", True)),
             facts=tuple(tuple(str(a) for a in fact) for fact in row.get("facts", [])),
             sources=tuple(str(s) for s in row.get("sources", [])),
             history=tuple(m for m in row.get("history", []) if isinstance(m, dict)),
@@ -106,15 +109,18 @@ class QAScore:
 
 def load_questions(folder: Path) -> list[QAItem]:
     path = Path(folder) / "questions.jsonl" if Path(folder).is_dir() else Path(folder)
-    return [QAItem.from_dict(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        QAItem.from_dict(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def fact_found(fact: Sequence[str], normalized_answer: str) -> bool:
     return any(normalize_answer(alternative) in normalized_answer for alternative in fact)
 
 
-def score(item: QAItem, answer: str, refused: bool, cited_sources: Iterable[str], top_text: str = "",
-          ms: float | None = None) -> QAScore:
+def score(
+    item: QAItem, answer: str, refused: bool, cited_sources: Iterable[str], top_text: str = "", ms: float | None = None
+) -> QAScore:
     """Score one result the way the set's README says; `top_text` is the top cited text, for
     the baseline that answers with its first WINDOW words."""
     if not item.answerable:
@@ -125,8 +131,16 @@ def score(item: QAItem, answer: str, refused: bool, cited_sources: Iterable[str]
     cited = any(str(source).endswith(gold) for source in cited_sources for gold in item.sources)
     top = normalize_answer(first_words(top_text))
     top_chunk = bool(top_text) and not refused and all(fact_found(fact, top) for fact in item.facts)
-    return QAScore(item, correct=all(found) and not refused, fact_recall=recall, cited=cited, refused=refused,
-                   answer=answer, top_chunk=top_chunk, ms=ms)
+    return QAScore(
+        item,
+        correct=all(found) and not refused,
+        fact_recall=recall,
+        cited=cited,
+        refused=refused,
+        answer=answer,
+        top_chunk=top_chunk,
+        ms=ms,
+    )
 
 
 @dataclass
@@ -164,9 +178,15 @@ class QAReport:
         }
 
     def to_json(self) -> dict:
-        return {"summary": self.summary(), "by_kind": self.by_kind(),
-                "wrong": [{"id": s.item.id, "kind": s.item.kind, "question": s.item.question, "answer": s.answer}
-                          for s in self.scores if not s.correct]}
+        return {
+            "summary": self.summary(),
+            "by_kind": self.by_kind(),
+            "wrong": [
+                {"id": s.item.id, "kind": s.item.kind, "question": s.item.question, "answer": s.answer}
+                for s in self.scores
+                if not s.correct
+            ],
+        }
 
     def table(self) -> str:
         summary = self.summary()
@@ -181,9 +201,15 @@ class QAReport:
             f"fact recall {summary['fact_recall']:.3f} · cited {summary['cited']:.3f} · "
             f"false refusals {summary['false_refusals']:.3f} · refuse_ok {summary['refuse_ok']:.3f}"
         )
-        lines.append(f"answerable: correct {summary['correct_answerable']:.3f} · top chunk {summary['top_chunk']:.3f}"
-                     f" · words (median) {summary['words']}"
-                     + (f" · ask ms median {summary['ms_median']:.0f}, p95 {summary['ms_p95']:.0f}" if summary["ms_median"] else ""))
+        lines.append(
+            f"answerable: correct {summary['correct_answerable']:.3f} · top chunk {summary['top_chunk']:.3f}"
+            f" · words (median) {summary['words']}"
+            + (
+                f" · ask ms median {summary['ms_median']:.0f}, p95 {summary['ms_p95']:.0f}"
+                if summary["ms_median"]
+                else ""
+            )
+        )
         return "\n".join(lines)
 
 
@@ -198,8 +224,16 @@ def run(engine, items: Sequence[QAItem], progress=None) -> QAReport:
     for number, item in enumerate(items, start=1):
         result = engine.ask(item.course, item.question, history=list(item.history))
         citations = result.citations
-        report.scores.append(score(item, result.answer, result.refused, [c["source"] for c in citations],
-                                   citations[0].get("text", "") if citations else "", result.timings_ms.get("total")))
+        report.scores.append(
+            score(
+                item,
+                result.answer,
+                result.refused,
+                [c["source"] for c in citations],
+                citations[0].get("text", "") if citations else "",
+                result.timings_ms.get("total"),
+            )
+        )
         if progress:
             progress(number, len(items))
     return report

@@ -11,8 +11,8 @@ from typing import Callable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 from courserag.errors import LLMUnavailableError
-from courserag.retrieval.packing import ContextItem
 from courserag.lang.textnorm import is_chinese
+from courserag.retrieval.packing import ContextItem
 
 SYSTEM_PROMPT = """You are a study assistant for a university course. Answer the student's question using ONLY the numbered sources provided in the user message.
 Rules:
@@ -53,7 +53,10 @@ def _conversation(history: Sequence[object]) -> str:
     from courserag.retrieval.followup import turns_of
 
     turns = turns_of(history)[-HISTORY_TURNS:]
-    lines = [f"{'Student' if t.role == 'user' else 'Assistant'}: {_escape_source(t.content[:HISTORY_TURN_CHARS])}" for t in turns]
+    lines = [
+        f"{'Student' if t.role == 'user' else 'Assistant'}: {_escape_source(t.content[:HISTORY_TURN_CHARS])}"
+        for t in turns
+    ]
     return "Earlier in this conversation (context only, not a source):\n" + "\n".join(lines) + "\n\n" if lines else ""
 
 
@@ -72,9 +75,7 @@ def build_messages(question: str, items: Sequence[ContextItem], history: Sequenc
         )
     language = "Chinese" if is_chinese(question) else "English"
     user = (
-        "Sources:\n" + "\n\n".join(blocks) + "\n\n"
-        + _conversation(history)
-        + f"Question: {question}\n\n"
+        "Sources:\n" + "\n\n".join(blocks) + "\n\n" + _conversation(history) + f"Question: {question}\n\n"
         f"Answer in {language} from the sources only, citing them as [n] (quote a source in its own language when that is clearer)."
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -118,7 +119,6 @@ class _Deadline:
                 close()
             except Exception:  # noqa: BLE001 - the reader sees the closed stream either way
                 pass
-
 
 
 class ChatAnswerer:
@@ -175,8 +175,13 @@ class ChatAnswerer:
         with _Deadline(self.deadline_s) as deadline:
             try:
                 create = self._get_client().chat.completions.with_streaming_response.create
-                with create(model=self.model, messages=messages, temperature=0.0, max_tokens=max_tokens,
-                            timeout=min(self.timeout_s, self.deadline_s)) as raw:
+                with create(
+                    model=self.model,
+                    messages=messages,
+                    temperature=0.0,
+                    max_tokens=max_tokens,
+                    timeout=min(self.timeout_s, self.deadline_s),
+                ) as raw:
                     deadline.attach(raw.http_response.close)
                     text = raw.parse().choices[0].message.content or ""
             except Exception as exc:  # noqa: BLE001 - any failure means "use the heuristic"

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 from typing import Callable
 
+from courserag.answers.extractive import classify, compose, render
+from courserag.answers.extractive.recency import say_date
 from courserag.courses.codes import CodeCheck, own_codes
 from courserag.courses.directory import Course
 from courserag.courses.facts import person_names
-from courserag.answers.extractive import classify, compose, render
-from courserag.answers.extractive.recency import say_date
 from courserag.i18n.messages import Notice
-from courserag.results import Answer, Retrieval
 from courserag.lang.textnorm import is_chinese
+from courserag.results import Answer, Retrieval
 
 
 def write_extractive(
-    answer: Answer, retrieval: Retrieval, codes: CodeCheck, course: Course, similarity: Callable, word_vectors: Callable,
+    answer: Answer,
+    retrieval: Retrieval,
+    codes: CodeCheck,
+    course: Course,
+    similarity: Callable,
+    word_vectors: Callable,
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
     composition = compose_answer(answer.question, retrieval, codes, course, similarity, word_vectors)
@@ -35,14 +40,26 @@ def write_extractive(
 
 
 def compose_answer(
-    question: str, retrieval: Retrieval, codes: CodeCheck, course: Course, similarity: Callable, word_vectors: Callable,
+    question: str,
+    retrieval: Retrieval,
+    codes: CodeCheck,
+    course: Course,
+    similarity: Callable,
+    word_vectors: Callable,
     refusal_model="shipped",
 ):
     """The composer's choice for this question (scripts/fit_refusal.py reads its features)."""
     return compose(
-        retrieval.query, retrieval.items, _ask(question, retrieval.query), similarity,
-        floor=retrieval.floor, cross_lingual=retrieval.across_languages, required=codes.foreign,
-        ignore=tuple(own_codes(course)), word_vectors=word_vectors, people=person_names(course.instructors),
+        retrieval.query,
+        retrieval.items,
+        _ask(question, retrieval.query),
+        similarity,
+        floor=retrieval.floor,
+        cross_lingual=retrieval.across_languages,
+        required=codes.foreign,
+        ignore=tuple(own_codes(course)),
+        word_vectors=word_vectors,
+        people=person_names(course.instructors),
         refusal_model=refusal_model,
     )
 
@@ -72,12 +89,16 @@ def _language(text: str) -> str:
 
 
 def _lead(question: str, composition) -> str:
-    """"From the materials:", saying so when the quotes are in the other language."""
+    """ "From the materials:", saying so when the quotes are in the other language."""
     quoted = " ".join(c.unit.text for c in composition.units)
     lang, source = _language(question), _language(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
     if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
-        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
+        return (
+            Notice(code).text(lang)
+            + "\n"
+            + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
+        )
     return Notice(code).text(lang)
 
 

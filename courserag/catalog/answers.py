@@ -11,14 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from courserag.catalog.model import Catalog, CatalogCourse, Program, Requirement, Section, Term, Where
-from courserag.catalog.prereq import codes_of, missing, satisfied, say
+from courserag.catalog.model import Catalog, CatalogCourse, Program, Requirement, Section, Where
+from courserag.catalog.prereq import missing, satisfied, say
 from courserag.catalog.questions import CatalogQuestion, detect
 from courserag.i18n.messages import render
 
-_DAYS = {"en": {"Mon": "Mondays", "Tue": "Tuesdays", "Wed": "Wednesdays", "Thu": "Thursdays", "Fri": "Fridays",
-                "Sat": "Saturdays", "Sun": "Sundays"},
-         "zh": {"Mon": "周一", "Tue": "周二", "Wed": "周三", "Thu": "周四", "Fri": "周五", "Sat": "周六", "Sun": "周日"}}
+_DAYS = {
+    "en": {
+        "Mon": "Mondays",
+        "Tue": "Tuesdays",
+        "Wed": "Wednesdays",
+        "Thu": "Thursdays",
+        "Fri": "Fridays",
+        "Sat": "Saturdays",
+        "Sun": "Sundays",
+    },
+    "zh": {"Mon": "周一", "Tue": "周二", "Wed": "周三", "Thu": "周四", "Fri": "周五", "Sat": "周六", "Sun": "周日"},
+}
 
 
 @dataclass(frozen=True)
@@ -78,10 +87,17 @@ class _Writer:
 
 def record_text(course: CatalogCourse) -> str:
     """A course row as the source panel shows it."""
-    parts = [f"{course.code} {course.title_en} / {course.title_zh}", f"credits: {_num(course.credits)}",
-             f"prerequisites: {course.prerequisites_text or 'none'}"]
-    for label, codes in (("co-requisites", course.corequisites), ("exclusions", course.exclusions),
-                         ("cross-listed as", course.cross_listed), ("formerly", course.former_codes)):
+    parts = [
+        f"{course.code} {course.title_en} / {course.title_zh}",
+        f"credits: {_num(course.credits)}",
+        f"prerequisites: {course.prerequisites_text or 'none'}",
+    ]
+    for label, codes in (
+        ("co-requisites", course.corequisites),
+        ("exclusions", course.exclusions),
+        ("cross-listed as", course.cross_listed),
+        ("formerly", course.former_codes),
+    ):
         if codes:
             parts.append(f"{label}: {', '.join(codes)}")
     if course.former_titles:
@@ -90,15 +106,17 @@ def record_text(course: CatalogCourse) -> str:
 
 
 def section_text(section: Section) -> str:
-    return (f"{section.term} {section.code} {section.section} ({section.kind}) · {';'.join(section.days)} "
-            f"{section.start}-{section.end} · {section.room} · {'; '.join(section.instructors)} · {section.language}")
+    return (
+        f"{section.term} {section.code} {section.section} ({section.kind}) · {';'.join(section.days)} "
+        f"{section.start}-{section.end} · {section.room} · {'; '.join(section.instructors)} · {section.language}"
+    )
 
 
 _ZH_NUMBERS = "零一二三四五六七八"
 
 
 def year_words(year: int, lang: str) -> str:
-    """"2" in English; "二学年（大二）" in Chinese, the way a Chinese study scheme says it."""
+    """ "2" in English; "二学年（大二）" in Chinese, the way a Chinese study scheme says it."""
     if lang != "zh":
         return str(year)
     number = _ZH_NUMBERS[year] if 0 < year < len(_ZH_NUMBERS) else str(year)
@@ -123,8 +141,13 @@ def _when(section: Section, lang: str) -> str:
 
 
 def _credits(w: _Writer, course: CatalogCourse) -> None:
-    w.say("cat_credits", course=w.name(course.code), credits=_num(course.credits), unit="credit" if course.credits == 1 else "credits",
-          cite=w.course_fact(course))
+    w.say(
+        "cat_credits",
+        course=w.name(course.code),
+        credits=_num(course.credits),
+        unit="credit" if course.credits == 1 else "credits",
+        cite=w.course_fact(course),
+    )
 
 
 def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:
@@ -156,7 +179,13 @@ def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> Non
         elif satisfied(course.prerequisites, done):
             w.say("cat_prereq_met", done=listed, course=course.code, cite=cite)
         else:
-            w.say("cat_prereq_unmet", done=listed, course=course.code, left=say(missing(course.prerequisites, done), w.lang, w.name), cite=cite)
+            w.say(
+                "cat_prereq_unmet",
+                done=listed,
+                course=course.code,
+                left=say(missing(course.prerequisites, done), w.lang, w.name),
+                cite=cite,
+            )
 
 
 def _reverse(w: _Writer, course: CatalogCourse) -> None:
@@ -165,7 +194,12 @@ def _reverse(w: _Writer, course: CatalogCourse) -> None:
         w.say("cat_needed_by_none", course=w.name(course.code), cite=w.course_fact(course))
         return
     lines = [f"{w.name(u.code)} ({say(u.prerequisites, w.lang, lambda c: c)}) {w.course_fact(u)}" for u in users]
-    w.say("cat_needed_by", course=w.name(course.code), count=len(users), courses=("；" if w.lang == "zh" else "; ").join(lines))
+    w.say(
+        "cat_needed_by",
+        course=w.name(course.code),
+        count=len(users),
+        courses=("；" if w.lang == "zh" else "; ").join(lines),
+    )
 
 
 def _sections(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:
@@ -175,24 +209,63 @@ def _sections(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:
         sections = [s for s in offered if s.term == term.id]
         chosen = [s for s in sections if s.kind in q.kinds] or sections
         if not chosen:
-            other = [t.name(w.lang) for t in sorted(w.catalog.terms, key=lambda t: t.start) if any(s.term == t.id for s in offered)]
+            other = [
+                t.name(w.lang)
+                for t in sorted(w.catalog.terms, key=lambda t: t.start)
+                if any(s.term == t.id for s in offered)
+            ]
             if other:
-                w.say("cat_not_offered", course=w.name(course.code), term=term.name(w.lang), terms=_join(other, w.lang), cite=w.course_fact(course))
+                w.say(
+                    "cat_not_offered",
+                    course=w.name(course.code),
+                    term=term.name(w.lang),
+                    terms=_join(other, w.lang),
+                    cite=w.course_fact(course),
+                )
             else:
                 w.say("cat_never_offered", course=w.name(course.code), cite=w.course_fact(course))
             continue
         parts = []
         for s in chosen:
             cite = w.cite(CatalogFact(s.where, f"{s.term} {s.code} {s.section}", section_text(s)))
-            parts.append(render("cat_section", {
-                "section": s.section, "kind": render(f"cat_kind_{s.kind}" if s.kind in ("lecture", "tutorial", "lab", "seminar", "project") else "plain", {"text": s.kind}, w.lang),
-                "when": _when(s, w.lang), "room": s.room or "—", "who": _join(list(s.instructors), w.lang) if s.instructors else "—",
-                "language": render(f"cat_lang_{s.language}", None, w.lang) if s.language in ("en", "zh") else "", "cite": cite}, w.lang))
-        w.say("cat_sections", course=w.name(course.code), term=term.name(w.lang), sections=("；" if w.lang == "zh" else "; ").join(parts))
+            parts.append(
+                render(
+                    "cat_section",
+                    {
+                        "section": s.section,
+                        "kind": render(
+                            f"cat_kind_{s.kind}"
+                            if s.kind in ("lecture", "tutorial", "lab", "seminar", "project")
+                            else "plain",
+                            {"text": s.kind},
+                            w.lang,
+                        ),
+                        "when": _when(s, w.lang),
+                        "room": s.room or "—",
+                        "who": _join(list(s.instructors), w.lang) if s.instructors else "—",
+                        "language": render(f"cat_lang_{s.language}", None, w.lang)
+                        if s.language in ("en", "zh")
+                        else "",
+                        "cite": cite,
+                    },
+                    w.lang,
+                )
+            )
+        w.say(
+            "cat_sections",
+            course=w.name(course.code),
+            term=term.name(w.lang),
+            sections=("；" if w.lang == "zh" else "; ").join(parts),
+        )
 
 
 def _description(w: _Writer, course: CatalogCourse) -> None:
-    w.say("cat_description", course=w.name(course.code), text=course.description(w.lang) or "—", cite=w.course_fact(course))
+    w.say(
+        "cat_description",
+        course=w.name(course.code),
+        text=course.description(w.lang) or "—",
+        cite=w.course_fact(course),
+    )
 
 
 def _requirement_fact(program: Program, rows: list[Requirement], record: str) -> CatalogFact:
@@ -206,12 +279,23 @@ def _in_program(w: _Writer, course: CatalogCourse, program: Program | None) -> N
         rows = [r for r in w.catalog.requirements_by_code.get(course.code, ()) if r.program == p.id]
         if not rows:
             if program is not None:
-                w.say("cat_not_in_program", course=w.name(course.code), program=p.name(w.lang),
-                      cite=w.cite(CatalogFact(p.where, p.id, f"{p.id} {p.name_en} / {p.name_zh}")))
+                w.say(
+                    "cat_not_in_program",
+                    course=w.name(course.code),
+                    program=p.name(w.lang),
+                    cite=w.cite(CatalogFact(p.where, p.id, f"{p.id} {p.name_en} / {p.name_zh}")),
+                )
             continue
         for r in rows:
-            w.say("cat_in_program", course=w.name(course.code), program=p.name(w.lang), kind=render(f"cat_{r.kind}", None, w.lang),
-                  year=year_words(r.year, w.lang), module=r.module(w.lang), cite=w.cite(_requirement_fact(p, [r], f"{p.id} {r.code}")))
+            w.say(
+                "cat_in_program",
+                course=w.name(course.code),
+                program=p.name(w.lang),
+                kind=render(f"cat_{r.kind}", None, w.lang),
+                year=year_words(r.year, w.lang),
+                module=r.module(w.lang),
+                cite=w.cite(_requirement_fact(p, [r], f"{p.id} {r.code}")),
+            )
     if program is None and not w.catalog.requirements_by_code.get(course.code):
         w.say("cat_in_no_program", course=w.name(course.code))
 
@@ -223,7 +307,17 @@ def _program_year(w: _Writer, program: Program, year: int | None) -> None:
         return
     years = sorted({r.year for r in rows})
     head = render("cat_program_head", {"program": program.name(w.lang), "credits": _num(program.total_credits)}, w.lang)
-    w.lines.append(head + " " + w.cite(CatalogFact(program.where, program.id, f"{program.id} {program.name_en} / {program.name_zh} · {_num(program.total_credits)} credits")))
+    w.lines.append(
+        head
+        + " "
+        + w.cite(
+            CatalogFact(
+                program.where,
+                program.id,
+                f"{program.id} {program.name_en} / {program.name_zh} · {_num(program.total_credits)} credits",
+            )
+        )
+    )
     for y in years:
         in_year = [r for r in rows if r.year == y]
         cite = w.cite(_requirement_fact(program, in_year, f"{program.id} year {y}"))
@@ -231,12 +325,21 @@ def _program_year(w: _Writer, program: Program, year: int | None) -> None:
         for kind in ("required", "elective"):
             of_kind = [r for r in in_year if r.kind == kind]
             if of_kind:
-                courses = _join([f"{w.name(r.code)} ({_num(w.catalog.course(r.code).credits)})" for r in of_kind], w.lang)
+                courses = _join(
+                    [f"{w.name(r.code)} ({_num(w.catalog.course(r.code).credits)})" for r in of_kind], w.lang
+                )
                 parts.append(f"{render(f'cat_{kind}', None, w.lang)}: {courses}")
-        w.say("cat_program_year", year=year_words(y, w.lang), courses=("；" if w.lang == "zh" else "; ").join(parts), cite=cite)
+        w.say(
+            "cat_program_year",
+            year=year_words(y, w.lang),
+            courses=("；" if w.lang == "zh" else "; ").join(parts),
+            cite=cite,
+        )
 
 
-def answer_question(question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None) -> CatalogReply | None:
+def answer_question(
+    question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None
+) -> CatalogReply | None:
     """The catalog's answer, or None when the question is not a catalog question."""
     q = detect(question, catalog, today, workspace)
     if q is None:
@@ -258,7 +361,11 @@ def write_reply(q: CatalogQuestion, catalog: Catalog) -> CatalogReply:
         if target.how == "typo":
             w.say("cat_read_as", typed=target.typed, course=w.name(course.code))
         elif target.how == "alias":
-            w.say("cat_former" if target.typed in course.former_codes else "cat_cross_listed", typed=target.typed, course=w.name(course.code))
+            w.say(
+                "cat_former" if target.typed in course.former_codes else "cat_cross_listed",
+                typed=target.typed,
+                course=w.name(course.code),
+            )
         for intent in q.intents:
             if intent == "credits":
                 _credits(w, course)

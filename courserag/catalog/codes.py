@@ -25,7 +25,7 @@ _CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,5})(?![A
 
 
 def normalize_code(text: str) -> str:
-    """"csc 3100", "CSC-3100", "ＣＳＣ３１００" -> "CSC3100" (no validation)."""
+    """ "csc 3100", "CSC-3100", "ＣＳＣ３１００" -> "CSC3100" (no validation)."""
     if _CODE_SHAPE.match(text):
         return text
     folded = unicodedata.normalize("NFKC", text).upper()
@@ -53,7 +53,7 @@ def one_slip(a: str, b: str) -> bool:
             return True
         return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     short, long_ = sorted((a, b), key=len)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _could_be_real(code: str, catalog: Catalog) -> bool:
@@ -138,7 +138,7 @@ def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
     words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(folded)]
     for i in range(len(words)):
         for n in range(min(MAX_TITLE_WORDS, len(words) - i), 0, -1):
-            key = " ".join(w for _, _, w in words[i:i + n])
+            key = " ".join(w for _, _, w in words[i : i + n])
             own = catalog.titles_en.get(key)
             if own:
                 found.append((words[i][0], words[i + n - 1][1], own))
@@ -149,7 +149,7 @@ def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
         flat = "".join(ch for _, ch in chars)
         for i in range(len(flat)):
             for n in range(min(longest, len(flat) - i), 1, -1):
-                own = catalog.titles_other.get(flat[i:i + n])
+                own = catalog.titles_other.get(flat[i : i + n])
                 if own:
                     found.append((chars[i][0], chars[i + n - 1][0] + 1, own))
                     break

@@ -26,8 +26,21 @@ log = logging.getLogger(__name__)
 MAX_PROBLEMS = 20
 FILES = {
     "terms.csv": ("term", "name_en", "name_zh", "start", "end"),
-    "courses.csv": ("code", "title_en", "title_zh", "credits", "prerequisites", "corequisites", "exclusions",
-                    "cross_listed", "former_codes", "former_titles", "workspace", "description_en", "description_zh"),
+    "courses.csv": (
+        "code",
+        "title_en",
+        "title_zh",
+        "credits",
+        "prerequisites",
+        "corequisites",
+        "exclusions",
+        "cross_listed",
+        "former_codes",
+        "former_titles",
+        "workspace",
+        "description_en",
+        "description_zh",
+    ),
     "sections.csv": ("term", "code", "section", "kind", "days", "start", "end", "room", "instructors", "language"),
     "programs.csv": ("program", "name_en", "name_zh", "total_credits"),
     "requirements.csv": ("program", "year", "module_en", "module_zh", "code", "kind"),
@@ -156,11 +169,21 @@ def _courses(rows, problems) -> dict[str, CatalogCourse]:
             problems.append(f"{where}, prerequisites: {exc}")
             expr = None
         courses[code] = CatalogCourse(
-            code, r["title_en"], r["title_zh"], _number(where, "credits", r["credits"], problems), where,
-            expr, r["prerequisites"], _codes(where, "corequisites", r["corequisites"], problems),
-            _codes(where, "exclusions", r["exclusions"], problems), _codes(where, "cross_listed", r["cross_listed"], problems),
-            _codes(where, "former_codes", r["former_codes"], problems), _split(r["former_titles"]), r["workspace"],
-            r["description_en"], r["description_zh"],
+            code,
+            r["title_en"],
+            r["title_zh"],
+            _number(where, "credits", r["credits"], problems),
+            where,
+            expr,
+            r["prerequisites"],
+            _codes(where, "corequisites", r["corequisites"], problems),
+            _codes(where, "exclusions", r["exclusions"], problems),
+            _codes(where, "cross_listed", r["cross_listed"], problems),
+            _codes(where, "former_codes", r["former_codes"], problems),
+            _split(r["former_titles"]),
+            r["workspace"],
+            r["description_en"],
+            r["description_zh"],
         )
     return courses
 
@@ -180,8 +203,11 @@ def _check_links(courses, aliases, problems) -> dict[str, tuple[str, ...]]:
     """Every code a course names exists; prerequisites have no cycle. Returns needed_by."""
     needed_by: dict[str, list[str]] = {}
     for course in courses.values():
-        for field, codes in (("prerequisites", codes_of(course.prerequisites)), ("corequisites", course.corequisites),
-                             ("exclusions", course.exclusions)):
+        for field, codes in (
+            ("prerequisites", codes_of(course.prerequisites)),
+            ("corequisites", course.corequisites),
+            ("exclusions", course.exclusions),
+        ):
             for code in codes:
                 if code not in aliases:
                     problems.append(f"{course.where}, {field}: {code} is not in courses.csv")
@@ -219,7 +245,9 @@ def _sections(rows, aliases, term_ids, problems) -> tuple[Section, ...]:
             problems.append(f"{where}, term: {r['term']!r} is not in terms.csv")
         key = (r["term"], code, r["section"])
         if key in seen:
-            problems.append(f"{where}, section: {r['section']} of {code} in {r['term']} is listed twice (first at {seen[key]})")
+            problems.append(
+                f"{where}, section: {r['section']} of {code} in {r['term']} is listed twice (first at {seen[key]})"
+            )
         seen[key] = where
         days = days_of.get(r["days"])
         if days is None:
@@ -239,8 +267,21 @@ def _sections(rows, aliases, term_ids, problems) -> tuple[Section, ...]:
             problems.append(f"{where}, end: {end} is not after the start {start}")
         if r["language"] and r["language"] not in ("en", "zh"):
             problems.append(f"{where}, language: must be en or zh, but got {r['language']!r}")
-        sections.append(Section(r["term"], code, r["section"], r["kind"] or "lecture", days, start, end,
-                                r["room"], _split(r["instructors"]), r["language"], where))
+        sections.append(
+            Section(
+                r["term"],
+                code,
+                r["section"],
+                r["kind"] or "lecture",
+                days,
+                start,
+                end,
+                r["room"],
+                _split(r["instructors"]),
+                r["language"],
+                where,
+            )
+        )
     return tuple(sections)
 
 
@@ -264,7 +305,9 @@ def _programs(program_rows, requirement_rows, aliases, problems):
         if not r["year"].isdigit() or not 1 <= int(r["year"]) <= 8:
             problems.append(f"{where}, year: must be a whole number 1-8, but got {r['year']!r}")
             continue
-        requirements.append(Requirement(r["program"], int(r["year"]), r["module_en"], r["module_zh"], code, r["kind"], where))
+        requirements.append(
+            Requirement(r["program"], int(r["year"]), r["module_en"], r["module_zh"], code, r["kind"], where)
+        )
     return programs, tuple(requirements)
 
 
@@ -289,9 +332,19 @@ def load_catalog(folder: Path) -> Catalog:
         required.setdefault(aliases[requirement.code], []).append(requirement)
     titles_en, titles_other = title_tables(courses.values())
     return Catalog(
-        str(folder), courses, terms, sections, programs, requirements, aliases,
-        {code: tuple(s) for code, s in by_code.items()}, needed_by, {code: tuple(r) for code, r in required.items()},
-        titles_en, titles_other, digit_counts(aliases),
+        str(folder),
+        courses,
+        terms,
+        sections,
+        programs,
+        requirements,
+        aliases,
+        {code: tuple(s) for code, s in by_code.items()},
+        needed_by,
+        {code: tuple(r) for code, r in required.items()},
+        titles_en,
+        titles_other,
+        digit_counts(aliases),
     )
 
 

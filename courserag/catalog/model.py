@@ -25,6 +25,7 @@ class Where:
 
 # -- prerequisite expressions: a code, all of several, or any of several ------------------
 
+
 @dataclass(frozen=True, slots=True)
 class Need:
     code: str

@@ -29,7 +29,15 @@ def _tokens(text: str) -> list[str]:
             raise PrereqSyntaxError(f"cannot read {text[at:].strip()[:20]!r} in {text!r}")
         word = match.group(1)
         low = word.lower()
-        tokens.append("and" if low in ("and", "&", ",") else "or" if low in ("or", "|") else word if word in "()" else normalize_code(word))
+        tokens.append(
+            "and"
+            if low in ("and", "&", ",")
+            else "or"
+            if low in ("or", "|")
+            else word
+            if word in "()"
+            else normalize_code(word)
+        )
         at = match.end()
         while at < len(text) and text[at].isspace():
             at += 1

@@ -116,14 +116,18 @@ def find_year(folded: str) -> int | None:
     if match:
         return int(next(g for g in match.groups() if g))
     for word, year in table["en"].items():
-        if re.search(rf"(?<![\w]){word}[ -]year", folded) or re.search(rf"(?<![\w]){word}s?(?![\w])", folded) and not year_word_is_ordinal(word):
+        if (
+            re.search(rf"(?<![\w]){word}[ -]year", folded)
+            or re.search(rf"(?<![\w]){word}s?(?![\w])", folded)
+            and not year_word_is_ordinal(word)
+        ):
             return int(year)
     match = _WORD_YEAR.search(folded)
     return {"one": 1, "two": 2, "three": 3, "four": 4}[match.group(1)] if match else None
 
 
 def year_word_is_ordinal(word: str) -> bool:
-    """"second" names a year only before "year"; "sophomore" names one alone."""
+    """ "second" names a year only before "year"; "sophomore" names one alone."""
     return word in ("first", "second", "third", "fourth", "fifth")
 
 
@@ -167,14 +171,20 @@ def _completed_spans(folded: str) -> tuple[list[tuple[int, int]], list[tuple[int
     return _spans(folded, words()["completed"], negations), _spans(folded, words()["not_completed"])
 
 
-def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None = None) -> CatalogQuestion | None:
+def detect(
+    question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None = None
+) -> CatalogQuestion | None:
     """The catalog question `question` asks, or None when it is not one.
 
     `workspace` is the catalog course of the selected workspace: a question naming no
     course ("what are the prerequisites?") is about it."""
     folded = fold_title(question)
     table = words()["intents"]
-    intents = [name for name in ("reverse", "prerequisites", "program", "sections", "credits", "description") if has_cue(folded, table[name])]
+    intents = [
+        name
+        for name in ("reverse", "prerequisites", "program", "sections", "credits", "description")
+        if has_cue(folded, table[name])
+    ]
     for name, patterns in words().get("intent_patterns", {}).items():
         if name not in intents and any(re.search(p, folded) for p in patterns):
             intents.append(name)
@@ -201,13 +211,22 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
         program_words = set(fold_title(w) for w in _program_keys(program))
         targets = tuple(t for t in targets if not (t.how == "title" and t.typed in program_words))
     own = False
-    if not targets and workspace is not None and (not (program and "program" in intents) or has_cue(folded, words()["this_course"])):
+    if (
+        not targets
+        and workspace is not None
+        and (not (program and "program" in intents) or has_cue(folded, words()["this_course"]))
+    ):
         targets, own = (Resolved(workspace.code, workspace, "code"),), True
     if "program" in intents and program is None and not targets:
         return None
     if "program" not in intents and not targets:
         return None
-    if "program" in intents and program is None and not any(i in intents for i in COURSE_INTENTS) and not has_cue(folded, words()["program_nouns"]):
+    if (
+        "program" in intents
+        and program is None
+        and not any(i in intents for i in COURSE_INTENTS)
+        and not has_cue(folded, words()["program_nouns"])
+    ):
         intents.remove("program")  # "required" alone, no program: not a program question
         if not intents:
             return None
@@ -215,4 +234,6 @@ def detect(question: str, catalog: Catalog, today: date, workspace: CatalogCours
         intents = ["program"] + [i for i in intents if i in ("prerequisites", "reverse") and targets and not own]
     terms, every = find_terms(folded, catalog, today)
     kinds = tuple(kind for kind, cues in words()["kinds"].items() if has_cue(folded, cues))
-    return CatalogQuestion(tuple(intents), targets, completed, program, year, terms, every, kinds, question_lang(question), own, not_taken)
+    return CatalogQuestion(
+        tuple(intents), targets, completed, program, year, terms, every, kinds, question_lang(question), own, not_taken
+    )

@@ -12,20 +12,20 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from courserag.answers.cited import _MARKER
 from courserag.catalog.answers import CatalogFact, CatalogReply
 from courserag.catalog.codes import codes_in
 from courserag.catalog.model import Catalog
 from courserag.catalog.prereq import codes_of
-from courserag.answers.cited import _MARKER
-from courserag.retrieval.packing import ContextItem
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.packing import ContextItem
 
 CATALOG_DOC_TYPE = "catalog"
 CATALOG_STORE = "catalog"
 
 
 def catalog_source(catalog: Catalog, fact: CatalogFact) -> str:
-    """"catalog/courses.csv": the folder's name and the file, as a citation's source."""
+    """ "catalog/courses.csv": the folder's name and the file, as a citation's source."""
     return f"{Path(catalog.folder).name}/{fact.where.file}"
 
 
@@ -33,7 +33,9 @@ def fact_items(catalog: Catalog, facts: list[CatalogFact], first: int = 1) -> li
     items = []
     for n, fact in enumerate(facts, start=first):
         chunk = Chunk.make(fact.text, catalog_source(catalog, fact), fact.locator, "course", None, CATALOG_DOC_TYPE)
-        items.append(ContextItem(n, ScoredChunk(chunk, score=1.0, store=CATALOG_STORE), fact.text, len(fact.text.split())))
+        items.append(
+            ContextItem(n, ScoredChunk(chunk, score=1.0, store=CATALOG_STORE), fact.text, len(fact.text.split()))
+        )
     return items
 
 
@@ -44,9 +46,11 @@ def record_of(catalog: Catalog, fact: CatalogFact) -> dict:
 
 def shift_markers(text: str, by: int) -> str:
     """Source numbers moved up by `by`: "[1][2]" -> "[3][4]" when two catalog sources come first."""
+
     def move(match: re.Match) -> str:
         inner = re.sub(r"\d{1,3}", lambda m: str(int(m.group(0)) + by), match.group(1))
         return match.group(0).replace(match.group(1), inner)
+
     return _MARKER.sub(move, text)
 
 

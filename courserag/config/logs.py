@@ -8,7 +8,14 @@ import os
 # Libraries whose INFO lines (HTTP requests, weight loading, dictionary building, batch
 # writes, model export) are noise to a learner's or an instructor's terminal.
 NOISY_LIBRARIES = (
-    "httpx", "sentence_transformers", "transformers", "jieba", "urllib3", "faiss", "llama_index", "onnxruntime",
+    "httpx",
+    "sentence_transformers",
+    "transformers",
+    "jieba",
+    "urllib3",
+    "faiss",
+    "llama_index",
+    "onnxruntime",
 )
 
 

@@ -12,8 +12,9 @@ from typing import Iterable, Mapping
 PERSISTENT_ROOT = Path("/data")
 
 
-def lost_on_restart(places: Iterable[Path], env: Mapping[str, str] | None = None,
-                    persistent_root: Path = PERSISTENT_ROOT) -> list[Path]:
+def lost_on_restart(
+    places: Iterable[Path], env: Mapping[str, str] | None = None, persistent_root: Path = PERSISTENT_ROOT
+) -> list[Path]:
     """The places (DATA_DIR, course folders, the course list) a restart would wipe: none off
     a Space; on a Space, those outside its persistent storage (all when it has none)."""
     env = os.environ if env is None else env

@@ -214,13 +214,17 @@ class Settings:
         if self.chunk_tokens < 64:
             raise ConfigError(f"CHUNK_TOKENS must be >= 64, but got {self.chunk_tokens}")
         if not 0 <= self.chunk_overlap_tokens < self.chunk_tokens // 2:
-            raise ConfigError(f"CHUNK_OVERLAP_TOKENS must be in [0, CHUNK_TOKENS/2), but got {self.chunk_overlap_tokens}")
+            raise ConfigError(
+                f"CHUNK_OVERLAP_TOKENS must be in [0, CHUNK_TOKENS/2), but got {self.chunk_overlap_tokens}"
+            )
         if self.retrieval.top_k <= 0:
             raise ConfigError(f"TOP_K must be > 0, but got {self.retrieval.top_k}")
         if self.weaviate_search not in ("separate", "hybrid"):
             raise ConfigError(f"WEAVIATE_SEARCH must be 'separate' or 'hybrid', but got {self.weaviate_search!r}")
         if self.embedding_backend not in ("torch", "onnx", "onnx-int8"):
-            raise ConfigError(f"EMBEDDING_BACKEND must be 'torch', 'onnx' or 'onnx-int8', but got {self.embedding_backend!r}")
+            raise ConfigError(
+                f"EMBEDDING_BACKEND must be 'torch', 'onnx' or 'onnx-int8', but got {self.embedding_backend!r}"
+            )
         if not 0 < self.port < 65536:
             raise ConfigError(f"PORT must be in 1..65535, but got {self.port}")
         if self.parse.wall_s <= 0 or self.parse.cpu_s <= 0 or self.parse.memory_mb < 64 or self.parse.workers < 1:
@@ -238,7 +242,9 @@ class Settings:
             try:
                 date.fromisoformat(self.catalog_today)
             except ValueError:
-                raise ConfigError(f"CATALOG_TODAY must be a date like 2026-09-01, but got {self.catalog_today!r}") from None
+                raise ConfigError(
+                    f"CATALOG_TODAY must be a date like 2026-09-01, but got {self.catalog_today!r}"
+                ) from None
 
     def catalog_date(self) -> date:
         """The date that picks the catalog's current term."""

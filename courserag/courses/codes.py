@@ -21,7 +21,9 @@ from courserag.lang.textnorm import normalize
 
 _CODE = re.compile(r"(?<![a-z0-9-])([a-z]{2,5})[ \-]?(\d{3,5})(?![a-z0-9]|-\d)")
 # Letters that start common non-course tokens with 3-5 digits ("year 2026", "page 101").
-_NOT_A_CODE = frozenset({"year", "page", "room", "lab", "week", "hw", "no", "id", "isbn", "sci", "lh", "ai", "utf", "iso", "gb"})
+_NOT_A_CODE = frozenset(
+    {"year", "page", "room", "lab", "week", "hw", "no", "id", "isbn", "sci", "lh", "ai", "utf", "iso", "gb"}
+)
 
 
 def course_codes(text: str) -> list[str]:
@@ -64,11 +66,11 @@ def typo_of(code: str, known: Iterable[str]) -> str | None:
     missing or added ("CSC310", "CSC31000" for CSC3100). A well-formed code that differs in
     one digit ("CSC3170") is another course, never a typo."""
     letters = re.match(r"[A-Z]+", code).group(0)
-    digits = code[len(letters):]
+    digits = code[len(letters) :]
     matches = []
     for candidate in known:
         c_letters = re.match(r"[A-Z]+", candidate).group(0)
-        c_digits = candidate[len(c_letters):]
+        c_digits = candidate[len(c_letters) :]
         if letters == c_letters and abs(len(digits) - len(c_digits)) == 1:
             short, long_ = sorted((digits, c_digits), key=len)
             if any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_))):

@@ -21,8 +21,8 @@ from typing import Sequence
 
 import yaml
 
-from courserag.courses.text import text_problem
 from courserag.courses.directory import load_course_directory
+from courserag.courses.text import text_problem
 from courserag.errors import ConfigError, CourseRagError
 
 MAX_NAME_CHARS = 120

@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from courserag.courses.directory import Course
-from courserag.records import Chunk, ScoredChunk
-from courserag.lang.textnorm import token_weight, word_tokens
 from courserag.lang.matching import matched_tokens, stem
+from courserag.lang.textnorm import token_weight, word_tokens
+from courserag.records import Chunk, ScoredChunk
 
 DIRECTORY_SOURCE = "course_directory.yaml"
 DIRECTORY_DOC_TYPE = "directory"  # the doc type of the directory's passages (the composer reads it)
@@ -60,19 +60,31 @@ def directory_chunks(course: Course) -> tuple[Chunk, ...]:
     if course.instructors:
         # Plain sentences, the way a question asks ("Who teaches this course?", "这门课的老师是
         # 谁？"): measured, they sit nearer such questions than a "field: value" line does.
-        facts.append(("instructors", "Instructors", "授课教师",
-                      f"The instructors who teach this course ({course.name}) are {_names(course, 'en')}.",
-                      f"这门课（{course.name}）的授课教师是{_names(course, 'zh')}。"))
+        facts.append(
+            (
+                "instructors",
+                "Instructors",
+                "授课教师",
+                f"The instructors who teach this course ({course.name}) are {_names(course, 'en')}.",
+                f"这门课（{course.name}）的授课教师是{_names(course, 'zh')}。",
+            )
+        )
     # The description is not offered: it names the course's topics, so it ranked among the
     # sources of ordinary content questions ("late policy for homework" cited it third)
     # without ever being the answer; the course card shows it.
     chunks = []
     for field, title_en, title_zh, en, zh in facts:
-        for title, line in ((title_zh, zh), (title_en, en)) if course.language == "zh" else ((title_en, en), (title_zh, zh)):
+        for title, line in (
+            ((title_zh, zh), (title_en, en)) if course.language == "zh" else ((title_en, en), (title_zh, zh))
+        ):
             # A heading path on top, as chunking puts one (context, never quoted), without
             # the words "course directory": they would match any question about the course.
             text = f"{course.id} > {title}\n{line}"
-            chunks.append(Chunk.make(text, DIRECTORY_SOURCE, f"course directory > {field}", "course", course.id, DIRECTORY_DOC_TYPE))
+            chunks.append(
+                Chunk.make(
+                    text, DIRECTORY_SOURCE, f"course directory > {field}", "course", course.id, DIRECTORY_DOC_TYPE
+                )
+            )
     return tuple(chunks)
 
 
@@ -140,8 +152,15 @@ class DirectoryFacts:
         self._vectors: dict[str, object] = {}  # passage id -> its vector
         self._lock = threading.Lock()
 
-    def offer(self, course: Course, embed: Callable[[list[str]], object], vector, tokens: Sequence[str],
-              vector_hits: Sequence[ScoredChunk], lexical_hits: Sequence[ScoredChunk]) -> tuple[list[ScoredChunk], list[ScoredChunk]]:
+    def offer(
+        self,
+        course: Course,
+        embed: Callable[[list[str]], object],
+        vector,
+        tokens: Sequence[str],
+        vector_hits: Sequence[ScoredChunk],
+        lexical_hits: Sequence[ScoredChunk],
+    ) -> tuple[list[ScoredChunk], list[ScoredChunk]]:
         """`offer_directory` with the passages' similarity to the question's `vector`.
 
         Both passages of a field are as similar as the one in the course's language: the

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from courserag.config.settings import Settings
 from courserag.courses.directory import Course
 from courserag.embedders import Embedder
 from courserag.errors import CourseRagError
-from courserag.ingest.pipeline import IngestConfig, ingest_file
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
+from courserag.ingest.pipeline import IngestConfig, ingest_file
 from courserag.retrieval.sentence_vectors import embed_chunks
-from courserag.config.settings import Settings
 from courserag.stores.base import CourseStore
 from courserag.stores.fallback import for_writes
 
@@ -149,7 +149,9 @@ def build_course(
     stage = store.stage(course.id) if summary.reason and not dry_run else None
     write = stage.put if stage is not None else lambda *args: store.replace_file(course.id, *args)
     paths, refused = _walk(course.docs)
-    summary.failed += [(p.relative_to(course.docs).as_posix(), "it links to a file outside the course folder") for p in refused]
+    summary.failed += [
+        (p.relative_to(course.docs).as_posix(), "it links to a file outside the course folder") for p in refused
+    ]
     config = IngestConfig.of(settings, embedder)
     summary.files = len(paths)
     present: set[str] = set()
@@ -164,11 +166,15 @@ def build_course(
             summary.skipped += 1
             continue
         if dry_run:
-            summary.planned.append((source, "repair" if source in broken else "update" if record or source in before else "add"))
+            summary.planned.append(
+                (source, "repair" if source in broken else "update" if record or source in before else "add")
+            )
             continue
         try:
             chunks = ingest_file(path, source, config, origin="course", course_id=course.id, file_hash=file_hash).chunks
-            vectors, sentences = embed_chunks(lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), chunks, embedder.dim)
+            vectors, sentences = embed_chunks(
+                lambda texts: embedder.embed_batch(texts, settings.embedding_batch_size), chunks, embedder.dim
+            )
             write(source, file_hash, chunks, vectors, sentences)
         except CourseRagError as exc:
             summary.failed.append((source, getattr(exc, "reason", None) or str(exc)))

@@ -13,7 +13,10 @@ from courserag.embedders.base import Embedder, l2_normalize
 from courserag.embedders.caching import CachingEmbedder
 from courserag.embedders.ensemble import EnsembleEmbedder
 from courserag.embedders.sentence_transformers import (
-    SentenceTransformerEmbedder, dim_from_config, require_optional_packages, resolve_model_path,
+    SentenceTransformerEmbedder,
+    dim_from_config,
+    require_optional_packages,
+    resolve_model_path,
 )
 from courserag.embedders.threads import set_cpu_threads
 
@@ -23,8 +26,15 @@ E5_NAMES = frozenset({"multilingual-e5-small", "e5-small", "intfloat/multilingua
 QUERY_CACHE_SIZE = 512  # recent questions kept (examples, follow-ups, repeated questions)
 
 __all__ = [
-    "CachingEmbedder", "EMBEDDING_BACKENDS", "Embedder", "SentenceTransformerEmbedder",
-    "dim_from_config", "get_embedder", "l2_normalize", "resolve_model_path", "set_cpu_threads",
+    "CachingEmbedder",
+    "EMBEDDING_BACKENDS",
+    "Embedder",
+    "SentenceTransformerEmbedder",
+    "dim_from_config",
+    "get_embedder",
+    "l2_normalize",
+    "resolve_model_path",
+    "set_cpu_threads",
 ]
 
 
@@ -57,7 +67,9 @@ def _model(name: str, backend: str, cache_dir: str | None, threads: int) -> Embe
 
 
 @lru_cache(maxsize=8)
-def get_embedder(model_name: str, backend: str = "torch", cache_dir: str | None = None, threads: int = 0) -> CachingEmbedder:
+def get_embedder(
+    model_name: str, backend: str = "torch", cache_dir: str | None = None, threads: int = 0
+) -> CachingEmbedder:
     """One embedder per model name (and backend) per process: the model is loaded once.
 
     `model_name` is a bundled model (multilingual-e5-small, use-multilingual-v3,
@@ -73,8 +85,12 @@ def get_embedder(model_name: str, backend: str = "torch", cache_dir: str | None 
         set_cpu_threads(threads, torch_too=not torch_free)
     models = [_model(name, backend, cache_dir, threads) for name in names]
     keys = [n.lower().split("/")[-1] for n in names]
-    model = models[0] if len(models) == 1 else EnsembleEmbedder(
-        [(m, ENSEMBLE_WEIGHTS.get(k, 0.5)) for m, k in zip(models, keys)],
-        [IN_LANGUAGE_WEIGHTS.get(k, 0.5) for k in keys],
+    model = (
+        models[0]
+        if len(models) == 1
+        else EnsembleEmbedder(
+            [(m, ENSEMBLE_WEIGHTS.get(k, 0.5)) for m, k in zip(models, keys)],
+            [IN_LANGUAGE_WEIGHTS.get(k, 0.5) for k in keys],
+        )
     )
     return CachingEmbedder(model, max_entries=QUERY_CACHE_SIZE, cache_passages=False)

@@ -89,7 +89,9 @@ class CachingEmbedder(Embedder):
     def embed_query_for(self, text: str, across_languages: bool) -> np.ndarray:
         if across_languages:
             return self.query_for(self.embed_query(text), True)
-        return self._cached([text], "query-in-language", lambda part: np.stack([self.inner.embed_query_for(t, False) for t in part]))[0]
+        return self._cached(
+            [text], "query-in-language", lambda part: np.stack([self.inner.embed_query_for(t, False) for t in part])
+        )[0]
 
     def embed_passages_for(self, texts: Sequence[str], across_languages: bool, batch_size: int = 32) -> np.ndarray:
         if self.cache_passages:  # the evaluation's disk cache holds whole vectors

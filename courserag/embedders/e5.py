@@ -25,10 +25,10 @@ from typing import Sequence
 
 import numpy as np
 
+from courserag.embedders.base import Embedder, l2_normalize
 from courserag.embedders.e5_convert import PRECISIONS, converted_model
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
-from courserag.embedders.base import Embedder, l2_normalize
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
 
@@ -156,7 +156,10 @@ class E5Embedder(Embedder):
         rows = self._windowed([PASSAGE_PREFIX + t for t in texts])
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         out = np.zeros((len(rows), DIM), dtype=np.float32)
-        batches = [order[start:stop] for start, stop in token_batches([len(rows[i]) for i in order], self.token_budget, batch_size)]
+        batches = [
+            order[start:stop]
+            for start, stop in token_batches([len(rows[i]) for i in order], self.token_budget, batch_size)
+        ]
         for idx, vectors in zip(batches, self._map(lambda idx: self._forward([rows[i] for i in idx]), batches)):
             out[idx] = vectors
         return l2_normalize(out)

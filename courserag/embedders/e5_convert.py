@@ -86,7 +86,10 @@ def quantize_int8(fp32: Path, target: Path) -> None:
     root.setLevel(logging.ERROR)  # the quantizer logs a "consider pre-processing" hint
     try:
         quantize_dynamic(
-            str(fp32), str(target), weight_type=QuantType.QInt8, per_channel=True,
+            str(fp32),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
             # Only MatMul: the attention products (no constant weight) stay float32 too.
             op_types_to_quantize=["MatMul"],
         )

@@ -74,9 +74,12 @@ def encoder_model(e5: E5File) -> onnx.ModelProto:
     _mean_pool(g, hidden, mask)
     g.nodes[-1].output[0] = OUTPUT
     graph = helper.make_graph(
-        g.nodes, "multilingual-e5-small",
-        [helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
-         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
+        g.nodes,
+        "multilingual-e5-small",
+        [
+            helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+        ],
         [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", c.hidden])],
         initializer=g.initializers,
     )

@@ -19,7 +19,6 @@ import numpy as np
 
 from courserag.embedders.base import Embedder, l2_normalize
 
-
 WORD_CACHE = 50_000  # word vectors kept (a course's vocabulary)
 
 
@@ -65,7 +64,10 @@ class EnsembleEmbedder(Embedder):
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         if across_languages:
             return vector
-        scales = [np.full(model.dim, wanted / weight, dtype=np.float32) for (model, weight), wanted in zip(self.parts, self.in_language)]
+        scales = [
+            np.full(model.dim, wanted / weight, dtype=np.float32)
+            for (model, weight), wanted in zip(self.parts, self.in_language)
+        ]
         return np.asarray(vector, dtype=np.float32) * np.concatenate(scales)
 
     def _weighed(self, across_languages: bool) -> list[bool]:
@@ -75,7 +77,9 @@ class EnsembleEmbedder(Embedder):
     def _partial(self, count: int, encode, use: list[bool]) -> np.ndarray:
         """`_join` of the parts in `use`, zeros for the others (never computed)."""
         blocks = [
-            l2_normalize(encode(model)) * np.float32(np.sqrt(weight)) if on else np.zeros((count, model.dim), np.float32)
+            l2_normalize(encode(model)) * np.float32(np.sqrt(weight))
+            if on
+            else np.zeros((count, model.dim), np.float32)
             for (model, weight), on in zip(self.parts, use)
         ]
         return np.concatenate(blocks, axis=1)
@@ -89,7 +93,9 @@ class EnsembleEmbedder(Embedder):
     def embed_passages_for(self, texts: Sequence[str], across_languages: bool, batch_size: int = 32) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._partial(len(texts), lambda model: model.embed_batch(texts, batch_size), self._weighed(across_languages))
+        return self._partial(
+            len(texts), lambda model: model.embed_batch(texts, batch_size), self._weighed(across_languages)
+        )
 
     @property
     def reads_chinese(self) -> bool:  # type: ignore[override]

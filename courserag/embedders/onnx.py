@@ -84,7 +84,9 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
         try:
             import onnx  # noqa: F401  (torch.onnx needs it to serialise)
         except ImportError as exc:
-            raise ConfigError(f"EMBEDDING_BACKEND={self.backend} needs the 'onnx' package to export the model once") from exc
+            raise ConfigError(
+                f"EMBEDDING_BACKEND={self.backend} needs the 'onnx' package to export the model once"
+            ) from exc
         import torch
 
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -102,7 +104,9 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
                         input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
                     ).last_hidden_state
 
-            sample = self.model.tokenizer(["a short sample", "and a somewhat longer sample text"], padding=True, return_tensors="pt")
+            sample = self.model.tokenizer(
+                ["a short sample", "and a somewhat longer sample text"], padding=True, return_tensors="pt"
+            )
             if "token_type_ids" not in sample:
                 sample["token_type_ids"] = torch.zeros_like(sample["input_ids"])
             tmp = fp32.with_name(f".{fp32.name}.{os.getpid()}.tmp")
@@ -110,8 +114,14 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
             with torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notices
                 torch.onnx.export(
-                    Hidden(bert), tuple(sample[k] for k in _INPUTS), str(tmp), input_names=list(_INPUTS),
-                    output_names=["hidden"], dynamic_axes=axes, opset_version=17, dynamo=False,
+                    Hidden(bert),
+                    tuple(sample[k] for k in _INPUTS),
+                    str(tmp),
+                    input_names=list(_INPUTS),
+                    output_names=["hidden"],
+                    dynamic_axes=axes,
+                    opset_version=17,
+                    dynamo=False,
                 )
             os.replace(tmp, fp32)
         if target != fp32:

@@ -28,7 +28,9 @@ _SAME_LENGTH = {"Normalize", "Dropout", "LayerNorm"}
 # What a sentence-transformers model needs (import name, package), all in
 # requirements-minilm.txt: the default install (requirements.txt) leaves them out.
 OPTIONAL_PACKAGES = (
-    ("torch", "torch"), ("transformers", "transformers"), ("sentence_transformers", "sentence-transformers"),
+    ("torch", "torch"),
+    ("transformers", "transformers"),
+    ("sentence_transformers", "sentence-transformers"),
 )
 OPTIONAL_REQUIREMENTS = "requirements-minilm.txt"
 

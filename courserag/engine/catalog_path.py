@@ -40,7 +40,8 @@ class CatalogPath:
         if catalog is None or question.scope == "notes" or (question.history and looks_like_followup(question.text)):
             return None
         workspace = catalog.by_workspace(question.course_id) or next(
-            (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None)
+            (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None
+        )
         reply = answer_question(question.text, catalog, self.parts.settings.catalog_date(), workspace)
         if reply is None:
             return None
@@ -57,16 +58,28 @@ class CatalogPath:
                 return None
         return reply
 
-    def stream(self, reply: CatalogReply, question: Question, started: float, materials: MaterialsStream) -> Iterator[str | Answer]:
+    def stream(
+        self, reply: CatalogReply, question: Question, started: float, materials: MaterialsStream
+    ) -> Iterator[str | Answer]:
         """The catalog's answer; for what the course's own syllabus may also state, followed
         by the materials' answer (renumbered after the catalog's sources)."""
         catalog = self.source.catalog
         items = fact_items(catalog, reply.facts)
-        answer = Answer(question.text, reply.text, reply.refused, items, query=question.text, course_id=question.course_id, mode="catalog")
+        answer = Answer(
+            question.text,
+            reply.text,
+            reply.refused,
+            items,
+            query=question.text,
+            course_id=question.course_id,
+            mode="catalog",
+        )
         answer.catalog_records = {item.n: record_of(catalog, fact) for item, fact in zip(items, reply.facts)}
         asked = reply.question
         own = (
-            asked is not None and len(asked.targets) == 1 and asked.targets[0].course is not None
+            asked is not None
+            and len(asked.targets) == 1
+            and asked.targets[0].course is not None
             and asked.targets[0].course.workspace == question.course_id
         )
         if not reply.refused and own and set(asked.intents) <= MERGED_INTENTS and question.scope != "notes":
@@ -79,7 +92,11 @@ class CatalogPath:
                     yield head + shift_markers(update, len(items))
             if material is not None and not material.refused:
                 text = shift_markers(material.answer, len(items))
-                note = "\n\n" + render("cat_disagree", None, asked.lang) if disagrees(reply, catalog, material.answer) else ""
+                note = (
+                    "\n\n" + render("cat_disagree", None, asked.lang)
+                    if disagrees(reply, catalog, material.answer)
+                    else ""
+                )
                 answer.answer = head + text + note
                 answer.items = items + renumber(material.items, len(items))
                 answer.notices.extend(material.notices)

@@ -72,7 +72,10 @@ class RagEngine:
         gap_log: FeedbackLog | None = None,
     ):
         self.parts = EngineParts(
-            settings, directory, store, embedder,
+            settings,
+            directory,
+            store,
+            embedder,
             sessions=sessions or _session_registry(settings, embedder.dim),
             ranker=ranker or ranker_for(settings.retrieval),
             answerer=answerer,
@@ -132,7 +135,9 @@ class RagEngine:
             if built is not None and built != self.settings.embedding_model:
                 error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
                 return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
-            return IndexStatus(course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id))))
+            return IndexStatus(
+                course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id)))
+            )
         except Exception as exc:  # noqa: BLE001 - any store failure is shown, never raised
             return IndexStatus(course_id, "unavailable", detail=str(exc) or type(exc).__name__)
 
@@ -141,7 +146,9 @@ class RagEngine:
         self.course(course_id)
         return sorted(self.store.files(course_id).values(), key=lambda record: record.source)
 
-    def build_course(self, course_id: str, rebuild: bool = False, progress: BuildProgress | None = None) -> BuildSummary | None:
+    def build_course(
+        self, course_id: str, rebuild: bool = False, progress: BuildProgress | None = None
+    ) -> BuildSummary | None:
         """Bring the course's index in line with its folder; None when another build runs."""
         course = self.course(course_id)
         if not self._build_lock.acquire(blocking=False):
@@ -171,7 +178,11 @@ class RagEngine:
     # -- uploads (UploadService) ----------------------------------------------------------
 
     def add_upload(
-        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None,
+        self,
+        session_id: str,
+        path: Path,
+        display_name: str | None = None,
+        progress: UploadProgress | None = None,
         client: str | None = None,
     ) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool; `client`
@@ -199,7 +210,12 @@ class RagEngine:
     # -- questions (Retriever, AnswerRouter) ----------------------------------------------
 
     def retrieve(
-        self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
+        self,
+        course_id: str,
+        question: str,
+        *,
+        session_id: str | None = None,
+        scope: Scope = "both",
         history: Sequence[object] = (),
     ) -> Retrieval:
         """Everything before the answer: embed, search both paths, fuse, rank, pack."""
@@ -207,8 +223,14 @@ class RagEngine:
         return self._retriever.retrieve(Question(course_id, question, session_id, scope, history), course)
 
     def answer_stream(
-        self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
-        history: Sequence[object] = (), learner: bool = True,
+        self,
+        course_id: str,
+        question: str,
+        *,
+        session_id: str | None = None,
+        scope: Scope = "both",
+        history: Sequence[object] = (),
+        learner: bool = True,
     ) -> Iterator[str | Answer]:
         """Yield the growing answer text while it streams, then the final Answer.
 
@@ -228,13 +250,21 @@ class RagEngine:
         yield from self._router.stream(request, retrieval, started)
 
     def ask(
-        self, course_id: str, question: str, *, session_id: str | None = None, scope: Scope = "both",
-        history: Sequence[object] = (), learner: bool = True,
+        self,
+        course_id: str,
+        question: str,
+        *,
+        session_id: str | None = None,
+        scope: Scope = "both",
+        history: Sequence[object] = (),
+        learner: bool = True,
     ) -> Answer:
         """The whole answer at once (CLI, batch, tests); `learner` False for an instructor's
         batch test (no content gap, no citation logged)."""
         final = None
-        stream = self.answer_stream(course_id, question, session_id=session_id, scope=scope, history=history, learner=learner)
+        stream = self.answer_stream(
+            course_id, question, session_id=session_id, scope=scope, history=history, learner=learner
+        )
         for update in stream:
             final = update
         assert isinstance(final, Answer)

@@ -62,7 +62,9 @@ class Retriever:
         lexical_lists: list[list[ScoredChunk]] = []
         if question.scope in ("both", "course"):
             course_vec, course_lex = self._search_course(course.id, vector, search_tokens, n, notices)
-            course_vec, course_lex = self._directory.offer(course, parts.embed_texts, vector, tokens, course_vec, course_lex)
+            course_vec, course_lex = self._directory.offer(
+                course, parts.embed_texts, vector, tokens, course_vec, course_lex
+            )
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
         pool = parts.sessions.peek(question.session_id) if question.scope in ("both", "notes") else None
@@ -77,10 +79,15 @@ class Retriever:
         # that mentions it above the one that answers.
         identifiers = ranking.extract_identifiers(query) - own_codes(course)
         rank_query = RankQuery(tuple(tokens), identifiers, query_is_chinese, floor, parts.embedder.reads_chinese)
-        ranked = keep_material(parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k)
+        ranked = keep_material(
+            parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k
+        )
         items = pack_context(
-            ranked, parts.embedder.count_tokens, parts.embedder.truncate_to_tokens,
-            cfg.max_chunk_tokens, cfg.context_token_budget,
+            ranked,
+            parts.embedder.count_tokens,
+            parts.embedder.truncate_to_tokens,
+            cfg.max_chunk_tokens,
+            cfg.context_token_budget,
         )
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(question.text, query, items, notices, elapsed, len(candidates), across, vector, floor)
@@ -92,12 +99,16 @@ class Retriever:
             hits = store.search(course_id, vector, tokens, n)
         except StoreUnavailableError as exc:
             log.warning("course store %s failed: %s", store.name, exc)
-            notices.append(Notice("course_store_down", {"store": store.name, "detail": str(exc), "rest": Notice("rest_notes")}))
+            notices.append(
+                Notice("course_store_down", {"store": store.name, "detail": str(exc), "rest": Notice("rest_notes")})
+            )
             return [], []
         notices.extend(hits.notices)
         return hits.vector, hits.lexical
 
-    def best_sentences(self, course_id: str, pool: SessionPool | None, candidates: Sequence[ScoredChunk], vector) -> dict[str, float]:
+    def best_sentences(
+        self, course_id: str, pool: SessionPool | None, candidates: Sequence[ScoredChunk], vector
+    ) -> dict[str, float]:
         """The candidates' best sentence similarities (sentence_vectors.py), from the course
         store and the session's pool; a store that fails here only costs the signal."""
         course_ids = [c.chunk.id for c in candidates if c.chunk.origin == "course"]

@@ -11,8 +11,8 @@ import logging
 import time
 from typing import Callable, Iterator
 
-from courserag.answers.wording import refuse, write_extractive
 from courserag.answers.llm import build_messages
+from courserag.answers.wording import refuse, write_extractive
 from courserag.courses.codes import CodeCheck, check_codes
 from courserag.engine.gaps import log_gaps
 from courserag.engine.parts import EngineParts
@@ -49,7 +49,13 @@ class AnswerRouter:
         """Yield the growing answer text while it streams, then the final Answer."""
         answer_started = time.perf_counter()
         answer = Answer(
-            question.text, "", False, retrieval.items, list(retrieval.notices), query=retrieval.query, course_id=question.course_id
+            question.text,
+            "",
+            False,
+            retrieval.items,
+            list(retrieval.notices),
+            query=retrieval.query,
+            course_id=question.course_id,
         )
         course = self.parts.directory.get(question.course_id)
         codes = check_codes(retrieval.query, course, self.parts.directory)

@@ -28,4 +28,6 @@ def prepare(engine, settings) -> None:
             if summary is not None:
                 log.info("built the index on start: %s", summary.text())
         elif status.state == "missing":
-            log.warning("course %s has no index yet; run `python build_weaviate_index.py --course %s`", course.id, course.id)
+            log.warning(
+                "course %s has no index yet; run `python build_weaviate_index.py --course %s`", course.id, course.id
+            )

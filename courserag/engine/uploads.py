@@ -30,7 +30,11 @@ class UploadService:
         self._pending = PendingUploads()
 
     def add(
-        self, session_id: str, path: Path, display_name: str | None = None, progress: UploadProgress | None = None,
+        self,
+        session_id: str,
+        path: Path,
+        display_name: str | None = None,
+        progress: UploadProgress | None = None,
         client: str | None = None,
     ) -> UploadResult:
         """Parse, chunk, embed and index one uploaded file into the session's pool.
@@ -101,7 +105,14 @@ class UploadService:
             pool.jobs.discard(job)
         self.parts.sessions.check_memory(estimate_bytes(ingested.chunks, embedder.dim), name)
         uploaded = UploadedFile(
-            name, file_hash, ingested.doc_type, len(ingested.chunks), ingested.units, size, ingested.warnings, ingested.unit
+            name,
+            file_hash,
+            ingested.doc_type,
+            len(ingested.chunks),
+            ingested.units,
+            size,
+            ingested.warnings,
+            ingested.unit,
         )
         indexing = PendingUpload(name, "indexing", 0, ingested.units, ingested.unit)
         report(indexing)

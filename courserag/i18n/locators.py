@@ -15,6 +15,7 @@ _NUMBERED = re.compile(r"^(page|slide|cell) (\d+)$")
 _RANGE = re.compile(r"^(lines|paragraphs) (\d+)-(\d+)$")
 MAX_PATH_CHARS = 40  # a heading path longer than this keeps its last one or two headings
 
+
 def say_locator(locator: str, lang: str = "en") -> str:
     """The locator as the learner reads it ("第 3 页", "lines 10–42", "… › Heaps › Push")."""
     locator = " ".join(str(locator or "").split())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from courserag.i18n.catalog import say
 
-
 LANG_CHOICES = [("English", "en"), ("中文", "zh")]
 
 

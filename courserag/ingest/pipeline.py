@@ -18,15 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from courserag.ingest.chunking import CountTokens, approximate_tokens, chunk_sections, make_chunks
+from courserag.config.settings import Limits, ParseBudget, Settings
 from courserag.errors import FileTooLargeError, IngestError
 from courserag.i18n.messages import Notice
+from courserag.ingest.chunking import CountTokens, approximate_tokens, chunk_sections, make_chunks
 from courserag.ingest.parsers import ParsedDocument, parse_bytes, parse_file, safe_display_name
 from courserag.ingest.parsers.guard import check_size
 from courserag.ingest.parsers.sandbox import ParseJob, parse_sandboxed, read_upload
 from courserag.records import Chunk, Origin
-from courserag.config.settings import Limits, ParseBudget, Settings
-
 
 # Tokens kept free in the embedder's window: its special tokens and a query/passage prefix.
 WINDOW_HEADROOM = 16
@@ -51,7 +50,11 @@ class IngestConfig:
             return cls(target, settings.chunk_overlap_tokens, settings.limits, budget=settings.parse)
         target = min(target, embedder.window_tokens - WINDOW_HEADROOM)
         return cls(
-            target, min(settings.chunk_overlap_tokens, target // 4), settings.limits, embedder.count_tokens, settings.parse
+            target,
+            min(settings.chunk_overlap_tokens, target // 4),
+            settings.limits,
+            embedder.count_tokens,
+            settings.parse,
         )
 
 
@@ -106,7 +109,9 @@ def ingest_file(
     return IngestedFile(parsed.name, parsed.doc_type, parsed.unit, parsed.units, tuple(parsed.warnings), tuple(chunks))
 
 
-def _parse(source: Path | bytes | ParsedDocument, name: str, config: IngestConfig, job: ParseJob | None) -> ParsedDocument:
+def _parse(
+    source: Path | bytes | ParsedDocument, name: str, config: IngestConfig, job: ParseJob | None
+) -> ParsedDocument:
     if isinstance(source, ParsedDocument):
         return source
     if config.budget is None:

@@ -249,17 +249,29 @@ class FeedbackLog:
         """Refused questions and thumbed-down answers (not those about the learner's own
         notes), newest first."""
         rows = [
-            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""), "kind": "refused",
-             "question": r.get("question", ""), "comment": ""}
+            {
+                "timestamp": r.get("timestamp", ""),
+                "course": r.get("course", ""),
+                "kind": "refused",
+                "question": r.get("question", ""),
+                "comment": "",
+            }
             for r in self.refused(course_id)
         ]
         rows += [
-            {"timestamp": r.get("timestamp", ""), "course": r.get("course", ""),
-             "kind": "wrong" if r.get("wrong") else "thumbs down",
-             "question": r.get("question", ""), "comment": r.get("comment", ""),
-             "files": sorted({str(c.get("source")) for c in charged_citations(r) if c.get("origin") == "course"}),
-             "sources": [(str(c.get("source")), str(c.get("locator", ""))) for c in charged_citations(r)
-                         if c.get("origin") == "course"]}
+            {
+                "timestamp": r.get("timestamp", ""),
+                "course": r.get("course", ""),
+                "kind": "wrong" if r.get("wrong") else "thumbs down",
+                "question": r.get("question", ""),
+                "comment": r.get("comment", ""),
+                "files": sorted({str(c.get("source")) for c in charged_citations(r) if c.get("origin") == "course"}),
+                "sources": [
+                    (str(c.get("source")), str(c.get("locator", "")))
+                    for c in charged_citations(r)
+                    if c.get("origin") == "course"
+                ],
+            }
             for r in self.feedback(course_id)
             if r.get("vote") == "down" and not is_about_notes(r) and not is_about_own_notes(r.get("question", ""))
         ]
@@ -273,16 +285,29 @@ class FeedbackLog:
         resolved: dict[str, str] = {}
         for record in self._read(self.resolved_path):
             if record.get("course") == course_id:
-                resolved[str(record.get("key"))] = max(resolved.get(str(record.get("key")), ""), str(record.get("timestamp")))
+                resolved[str(record.get("key"))] = max(
+                    resolved.get(str(record.get("key")), ""), str(record.get("timestamp"))
+                )
         groups: dict[str, dict] = {}
         for row in self.content_gaps(course_id, limit=None):
             key = gap_key(row["question"])
             if not key or str(row["timestamp"]) <= resolved.get(key, ""):
                 continue
-            group = groups.setdefault(key, {
-                "key": key, "question": row["question"], "count": 0, "refused": 0, "down": 0, "wrong": 0,
-                "last": row["timestamp"], "comments": [], "files": [], "sources": [],
-            })
+            group = groups.setdefault(
+                key,
+                {
+                    "key": key,
+                    "question": row["question"],
+                    "count": 0,
+                    "refused": 0,
+                    "down": 0,
+                    "wrong": 0,
+                    "last": row["timestamp"],
+                    "comments": [],
+                    "files": [],
+                    "sources": [],
+                },
+            )
             group["count"] += 1
             group["refused" if row["kind"] == "refused" else "down"] += 1
             group["wrong"] += row["kind"] == "wrong"

@@ -25,7 +25,8 @@ def is_about_own_notes(question: str) -> bool:
     return bool(_ABOUT_OWN_NOTES.search(question or ""))
 
 
-def refusal_is_gap(question: str, *, scope: str, redirected: bool = False, pending: bool = False,
-                   learner: bool = True) -> bool:
+def refusal_is_gap(
+    question: str, *, scope: str, redirected: bool = False, pending: bool = False, learner: bool = True
+) -> bool:
     """Whether a refused question is a content gap (see the module's docstring)."""
     return learner and not redirected and not pending and scope != "notes" and not is_about_own_notes(question)

@@ -31,17 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from courserag.courses.edit import update_course, validated
+from courserag.config.settings import Settings, secret
 from courserag.courses.directory import Course
-from courserag.errors import CourseRagError
-from courserag.instructor.feedback import FeedbackLog
+from courserag.courses.edit import update_course, validated
 from courserag.courses.indexer import BuildSummary, course_files
-from courserag.ingest.pipeline import file_size
+from courserag.errors import CourseRagError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, parse_file, safe_display_name
 from courserag.ingest.parsers.guard import refuse_type
+from courserag.ingest.pipeline import file_size
+from courserag.instructor.feedback import FeedbackLog
 from courserag.results import EngineHealth
-from courserag.config.settings import Settings, secret
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +219,10 @@ class InstructorTools:
         return rows
 
     def add_files(
-        self, course_id: str, uploads: Sequence[tuple[Path, str]], progress: Callable[[int, int, str], None] | None = None
+        self,
+        course_id: str,
+        uploads: Sequence[tuple[Path, str]],
+        progress: Callable[[int, int, str], None] | None = None,
     ) -> tuple[BuildSummary | None, list[Notice]]:
         """Store each (path, name) in the course folder and index what changed; one notice
         per file. A file that cannot be read is not stored; if indexing still fails, the
@@ -276,7 +279,9 @@ class InstructorTools:
                 os.replace(target, previous)
             os.replace(temporary, target)
         except OSError as exc:
-            raise CourseRagError("course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__) from None
+            raise CourseRagError(
+                "course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__
+            ) from None
         return name, previous
 
     def _is_server_file(self, path: Path) -> bool:
@@ -300,7 +305,9 @@ class InstructorTools:
         try:
             known[source].unlink()
         except OSError as exc:
-            raise CourseRagError("course_file_unwritable", name=source, detail=exc.strerror or type(exc).__name__) from None
+            raise CourseRagError(
+                "course_file_unwritable", name=source, detail=exc.strerror or type(exc).__name__
+            ) from None
         return self.engine.build_course(course_id, False, progress)
 
     # -- the course's words ---------------------------------------------------------------
@@ -338,23 +345,31 @@ class InstructorTools:
                     rows.append([number, line, "error", "not a {question, course} JSON object", "", 0])
                     continue
                 if course != course_id:  # the token was checked for this course only
-                    rows.append([number, question, "error", f"this batch tests course {course_id} only, not {course}", "", 0])
+                    rows.append(
+                        [number, question, "error", f"this batch tests course {course_id} only, not {course}", "", 0]
+                    )
                     continue
             try:
-                result = self.engine.ask(course, question, session_id=session_id, scope=line_scope, learner=False)  # not a learner's gap
+                result = self.engine.ask(
+                    course, question, session_id=session_id, scope=line_scope, learner=False
+                )  # not a learner's gap
             except (CourseRagError, ValueError) as exc:
                 rows.append([number, question, "error", str(exc), "", 0])
                 continue
-            sources = "; ".join(
-                f"[{c['n']}] {c['source']} ({describe(c['locator'])})" for c in result.citations
-            )
+            sources = "; ".join(f"[{c['n']}] {c['source']} ({describe(c['locator'])})" for c in result.citations)
             status = "refused" if result.refused else "answered"
             if result.warnings:
                 status += " (warning)"
             answer = " ".join(result.answer.split())
-            rows.append([
-                number, question, status, answer[:400] + ("…" if len(answer) > 400 else ""),
-                sources, round(result.timings_ms.get("total", 0.0)),
-            ])
+            rows.append(
+                [
+                    number,
+                    question,
+                    status,
+                    answer[:400] + ("…" if len(answer) > 400 else ""),
+                    sources,
+                    round(result.timings_ms.get("total", 0.0)),
+                ]
+            )
         self.engine.end_session(session_id)
         return rows

@@ -31,7 +31,10 @@ log = logging.getLogger(__name__)
 # ones after, which would only add noise words to the query.
 SENSES = 3
 # Glosses that name no meaning: references to other entries, classifiers, name readings.
-_NOT_A_MEANING = re.compile(r"^(CL:|variant of|old variant|see |see also|used in|abbr\. for|surname |also written|also pr\.|Taiwan pr\.|erhua variant)", re.I)
+_NOT_A_MEANING = re.compile(
+    r"^(CL:|variant of|old variant|see |see also|used in|abbr\. for|surname |also written|also pr\.|Taiwan pr\.|erhua variant)",
+    re.I,
+)
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*\|\S*")
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _CJK_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
@@ -120,7 +123,9 @@ def glosses(word: str, dictionary: Mapping[str, tuple[str, ...]] | None = None) 
     senses = []
     for piece in dictionary_pieces(word, dictionary):
         for gloss in dictionary.get(piece, ()):
-            words = tuple(w for w in word_tokens(_PARENTHESES.sub(" ", gloss)) if w not in STOPWORDS and not _CJK_WORD.match(w))
+            words = tuple(
+                w for w in word_tokens(_PARENTHESES.sub(" ", gloss)) if w not in STOPWORDS and not _CJK_WORD.match(w)
+            )
             if words and words not in senses:
                 senses.append(words)
     return senses

@@ -42,7 +42,7 @@ _SPACE = re.compile(r"\s")
 
 
 def cjk_ratio(text: str) -> float:
-    """Share of CJK characters among the non-space characters (0 for empty text). Counted
+    r"""Share of CJK characters among the non-space characters (0 for empty text). Counted
     with two regex scans (re's \s is str.isspace): it runs on every new candidate."""
     letters = len(text) - len(_SPACE.findall(text))
     return len(_CJK_CHAR.findall(text)) / letters if letters else 0.0
@@ -78,7 +78,9 @@ def word_tokens(text: str, drop_stopwords: bool = True, whole_words: bool = Fals
     for match in _WORD.finditer(normalize(text)):
         piece = match.group(0)
         if _CJK_RUN.fullmatch(piece):
-            tokens.extend(w for w in _jieba().cut(piece) if w.strip()) if whole_words else tokens.extend(_segment_cjk(piece))
+            tokens.extend(w for w in _jieba().cut(piece) if w.strip()) if whole_words else tokens.extend(
+                _segment_cjk(piece)
+            )
         else:
             # "Kruskal's" is Kruskal: the possessive would keep the name from matching.
             tokens.append(piece[:-2] if piece.endswith(("'s", "’s")) else piece)

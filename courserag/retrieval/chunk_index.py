@@ -19,8 +19,8 @@ from typing import Sequence
 import faiss
 import numpy as np
 
-from courserag.retrieval.bm25 import BM25Index
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.bm25 import BM25Index
 from courserag.retrieval.sentence_vectors import SentenceVectors, best_sentence_scores, sentence_spans
 
 
@@ -71,7 +71,11 @@ class ChunkIndex:
             return self._faiss.reconstruct_n(0, n)
 
     def add(
-        self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]], sentences: SentenceVectors | None = None
+        self,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        tokens: Sequence[list[str]],
+        sentences: SentenceVectors | None = None,
     ) -> None:
         """Append chunks (same order as their vectors and tokens) without touching the rest;
         `sentences` owners are rows of `chunks`."""
@@ -89,7 +93,11 @@ class ChunkIndex:
             self.extends += 1
 
     def rebuild(
-        self, chunks: Sequence[Chunk], vectors: np.ndarray, tokens: Sequence[list[str]], sentences: SentenceVectors | None = None
+        self,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        tokens: Sequence[list[str]],
+        sentences: SentenceVectors | None = None,
     ) -> None:
         """Replace everything (used when chunks are removed): no re-embedding, just re-indexing."""
         with self._lock:

@@ -23,15 +23,31 @@ _EN_FOLLOWUP = re.compile(
     r"^\s*(what about|how about|and\b|what of|same for|also|then)|\b(it|its|that|this|they|them|those|these|her|his|their|one)\b",
     re.IGNORECASE,
 )
-_ZH_FOLLOWUP = re.compile(r"^\s*(那|那么|还有|另外|而|它|这个|那个|这一|该)|呢[？?]?\s*$|它|这一[讲章节周]|第[一二三四五六七八九十\d]+[个位项条]")
+_ZH_FOLLOWUP = re.compile(
+    r"^\s*(那|那么|还有|另外|而|它|这个|那个|这一|该)|呢[？?]?\s*$|它|这一[讲章节周]|第[一二三四五六七八九十\d]+[个位项条]"
+)
 _ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1,
-    "第一": 1, "第二": 2, "第三": 3, "第四": 4, "第五": 5, "最后": -1,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "last": -1,
+    "第一": 1,
+    "第二": 2,
+    "第三": 3,
+    "第四": 4,
+    "第五": 5,
+    "最后": -1,
 }
-_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|last)\b|(第一|第二|第三|第四|第五|最后)[个位项条种]", re.IGNORECASE)
+_ORDINAL = re.compile(
+    r"\b(first|second|third|fourth|fifth|last)\b|(第一|第二|第三|第四|第五|最后)[个位项条种]", re.IGNORECASE
+)
 # A replacement term: a title and name, a course or assignment id, a capitalised term.
 _EN_TERM = re.compile(r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+[A-Z][\w'-]+|\b[A-Z]{1,6}-?\d{1,5}\b|\b[A-Z][a-zA-Z]+\b")
-_FILLER = re.compile(r"^\s*(and|what about|how about|what of|same for|also|then)\s+|[?？!！.。,，]+$|'s\b|’s\b", re.IGNORECASE)
+_FILLER = re.compile(
+    r"^\s*(and|what about|how about|what of|same for|also|then)\s+|[?？!！.。,，]+$|'s\b|’s\b", re.IGNORECASE
+)
 _ZH_FILLER = re.compile(r"^\s*(那么|那|还有|另外|而)\s*|呢[？?]?\s*$|[？?！!。，,]+$")
 _LIST_ITEM = re.compile(r"^\s*[-*•]\s+(.*?)\s*(\[\d+\])?\s*$")
 
@@ -83,7 +99,9 @@ def _ordinal_item(question: str, answer: str) -> str:
     return items[index - 1 if index > 0 else index]
 
 
-_QUESTION_WORDS = frozenset("what when where who whom which why how is are was were do does did can could may will would should and or".split())
+_QUESTION_WORDS = frozenset(
+    "what when where who whom which why how is are was were do does did can could may will would should and or".split()
+)
 
 
 def _kind(term: str) -> str:
@@ -112,7 +130,7 @@ def _replace_en(question: str, previous: str) -> str | None:
 
 
 def _replace_zh(question: str, previous: str) -> str | None:
-    """"那X呢": X replaces the word of the previous question that shares its last character
+    """ "那X呢": X replaces the word of the previous question that shares its last character
     (期末考试 for 期中考试, ECE 专业 for 计算机科学专业, 陈思远老师 for 李明华老师)."""
     new = _ZH_FILLER.sub("", question).strip()
     if not new or len(new) > 12:
@@ -127,7 +145,7 @@ def _replace_zh(question: str, previous: str) -> str | None:
             start = max(0, index - 6)
             match = re.search(r"[\u4e00-\u9fffA-Za-z0-9 ]+$", previous[start:index])
             if match:
-                return previous[: start + match.start()] + new + previous[index + size:]
+                return previous[: start + match.start()] + new + previous[index + size :]
     return None
 
 

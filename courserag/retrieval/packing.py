@@ -82,7 +82,7 @@ def citation_dict(item: ContextItem) -> dict:
 
 
 def format_citation_line(item: ContextItem) -> str:
-    """"[1] week03_hashing.pdf, page 4 (course material)": the CLI's human-readable form."""
+    """ "[1] week03_hashing.pdf, page 4 (course material)": the CLI's human-readable form."""
     chunk = item.hit.chunk
     origin = "course material" if chunk.origin == "course" else "your notes"
     return f"[{item.n}] {chunk.source}, {chunk.locator} ({origin})"

@@ -17,9 +17,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Protocol, Sequence
 
-from courserag.records import ScoredChunk
-from courserag.lang.matching import latin_words as _latin_words, matched_tokens, normalized_text as _normalized_text
+from courserag.lang.matching import matched_tokens
+from courserag.lang.matching import normalized_text as _normalized_text
 from courserag.lang.textnorm import STOPWORDS, is_chinese, normalize, token_weight
+from courserag.records import ScoredChunk
 
 # Course codes, assignment and policy ids: "CSC3100", "CS 101", "MAT-2040", "HW3",
 # "X-2023-001". Letters then digits, optionally separated by one space or hyphen, and
@@ -117,7 +118,9 @@ def _within_one_edit(a: str, b: str) -> bool:
         diffs = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diffs) == 1:
             return True
-        return len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+        return (
+            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+        )
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
@@ -242,7 +245,9 @@ def word_evidence(tokens: set[str], found: set[str], query_is_chinese: bool) -> 
     return min(1.0, len(found) / min(len(tokens), OVERLAP_WORD_CAP)) if tokens else 0.0
 
 
-def _relevance(vector: float, tokens: set[str], found: set[str], query_is_chinese: bool, floor: float, cross: bool) -> float:
+def _relevance(
+    vector: float, tokens: set[str], found: set[str], query_is_chinese: bool, floor: float, cross: bool
+) -> float:
     return 0.5 * vector_evidence(vector, floor, cross) + 0.5 * word_evidence(tokens, found, query_is_chinese)
 
 
@@ -252,7 +257,9 @@ def relevance(candidate: ScoredChunk, query_tokens: Sequence[str], query_is_chin
     floor (see vector_evidence)."""
     tokens = set(query_tokens)
     cross = is_chinese(candidate.chunk.text) != query_is_chinese
-    return _relevance(candidate.vector, tokens, matched_tokens(tokens, candidate.chunk.text), query_is_chinese, floor, cross)
+    return _relevance(
+        candidate.vector, tokens, matched_tokens(tokens, candidate.chunk.text), query_is_chinese, floor, cross
+    )
 
 
 def is_relevant(relevance_score: float, identifier: float, threshold: float) -> bool:
@@ -313,7 +320,8 @@ def rerank_hybrid(
         ranked = c.with_score(score + IDENTIFIER_BONUS * identifier, overlap=overlap, identifier=identifier)
         cross = cross_lingual and _is_chinese_text(c.chunk.text) != query_is_chinese
         relevance_score = (
-            word_evidence(tokens, found, query_is_chinese) if blind
+            word_evidence(tokens, found, query_is_chinese)
+            if blind
             else _relevance(c.vector, tokens, found, query_is_chinese, floor, cross)
         )
         scored.append((ranked, relevance_score))
@@ -358,9 +366,17 @@ class HybridRanker:
 
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
         return rerank_hybrid(
-            candidates, query.tokens, query.identifiers, query.is_chinese, top_k,
-            self.similarity_threshold, self.english_gate, self.chinese_gate, query.floor,
-            query.vectors_read_chinese, self.sentence_weight,
+            candidates,
+            query.tokens,
+            query.identifiers,
+            query.is_chinese,
+            top_k,
+            self.similarity_threshold,
+            self.english_gate,
+            self.chinese_gate,
+            query.floor,
+            query.vectors_read_chinese,
+            self.sentence_weight,
         )
 
 
@@ -376,8 +392,13 @@ class ReferenceRanker:
 
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
         return rerank_reference(
-            candidates, query.tokens, top_k, self.vector_weight, self.overlap_weight,
-            self.similarity_threshold, self.weak_vector_threshold,
+            candidates,
+            query.tokens,
+            top_k,
+            self.vector_weight,
+            self.overlap_weight,
+            self.similarity_threshold,
+            self.weak_vector_threshold,
         )
 
 
@@ -385,9 +406,14 @@ def ranker_for(settings) -> Ranker:
     """The ranker that FUSION (RetrievalSettings.fusion) names, with its thresholds."""
     if settings.fusion == "reference":
         return ReferenceRanker(
-            settings.vector_weight, settings.overlap_weight, settings.similarity_threshold, settings.weak_vector_threshold
+            settings.vector_weight,
+            settings.overlap_weight,
+            settings.similarity_threshold,
+            settings.weak_vector_threshold,
         )
     return HybridRanker(
-        settings.similarity_threshold, settings.relevance_threshold, settings.chinese_relevance_threshold,
+        settings.similarity_threshold,
+        settings.relevance_threshold,
+        settings.chinese_relevance_threshold,
         settings.sentence_weight,
     )

@@ -85,7 +85,9 @@ def chunk_sentences(chunks: Sequence[Chunk]) -> tuple[list[str], list[int]]:
     return texts, owners
 
 
-def embed_chunks(embed: Callable[[list[str]], np.ndarray], chunks: Sequence[Chunk], dim: int) -> tuple[np.ndarray, SentenceVectors]:
+def embed_chunks(
+    embed: Callable[[list[str]], np.ndarray], chunks: Sequence[Chunk], dim: int
+) -> tuple[np.ndarray, SentenceVectors]:
     """Chunk vectors, then sentence vectors, in two calls to `embed`. Apart, because the
     int8 model's vectors depend a little on what shares their batch: the chunks get exactly
     the vectors they had before sentence vectors existed (a near tie in the sample course
@@ -93,7 +95,11 @@ def embed_chunks(embed: Callable[[list[str]], np.ndarray], chunks: Sequence[Chun
     sentences, owners = chunk_sentences(chunks)
 
     def run(texts: list[str]) -> np.ndarray:
-        return np.asarray(embed(texts), dtype=np.float32).reshape(len(texts), dim) if texts else np.zeros((0, dim), np.float32)
+        return (
+            np.asarray(embed(texts), dtype=np.float32).reshape(len(texts), dim)
+            if texts
+            else np.zeros((0, dim), np.float32)
+        )
 
     return run([c.text for c in chunks]), SentenceVectors.of(owners, run(sentences), dim)
 

@@ -25,12 +25,12 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from courserag.retrieval.chunk_index import ChunkIndex
 from courserag.errors import SessionLimitError
 from courserag.i18n.messages import Notice
-from courserag.records import Chunk, ScoredChunk, content_hash
-from courserag.retrieval.sentence_vectors import SENTENCE_DTYPE, SentenceVectors, chunk_sentences
 from courserag.lang.textnorm import word_tokens
+from courserag.records import Chunk, ScoredChunk, content_hash
+from courserag.retrieval.chunk_index import ChunkIndex
+from courserag.retrieval.sentence_vectors import SENTENCE_DTYPE, SentenceVectors, chunk_sentences
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,9 @@ class SessionPool:
                     vectors = embed([texts[h] for h in missing])
                     self.embedded_texts += len(missing)
                     self._vector_cache.update(zip(missing, vectors))
-            matrix = np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
+            matrix = (
+                np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
+            )
             sentence_matrix = (
                 np.stack([self._vector_cache[h] for h in sentence_hashes]).astype(SENTENCE_DTYPE) if sentences else None
             )
@@ -153,7 +155,9 @@ class SessionPool:
         with self._lock:
             if self.files.pop(name, None) is None:
                 return False
-            self.memory_bytes -= estimate_bytes([c for c in self.index.chunks if c.source == name], self.dim, self.sentence_vectors)
+            self.memory_bytes -= estimate_bytes(
+                [c for c in self.index.chunks if c.source == name], self.dim, self.sentence_vectors
+            )
             self.index.keep(lambda chunk: chunk.source != name)
             return True
 
@@ -331,5 +335,7 @@ class UploadGate:
         """The waiting upload that runs next, if a worker is free."""
         if len(self._running) >= self.workers:
             return None
-        ready = [e for e in self._waiting if e[0] not in self._running and self._running_clients[e[1]] < self.per_client]
+        ready = [
+            e for e in self._waiting if e[0] not in self._running and self._running_clients[e[1]] < self.per_client
+        ]
         return min(ready, key=lambda e: (self._client_turns[e[1]], self._turns[e[0]], e[2]), default=None)

@@ -8,8 +8,15 @@ from courserag.stores.fallback import FallbackCourseStore
 from courserag.stores.local import LocalCourseStore
 
 __all__ = [
-    "CourseHits", "CourseStore", "FallbackCourseStore", "FileRecord", "StoreHealth", "LocalCourseStore",
-    "build_store", "local_store_path", "store_healths",
+    "CourseHits",
+    "CourseStore",
+    "FallbackCourseStore",
+    "FileRecord",
+    "StoreHealth",
+    "LocalCourseStore",
+    "build_store",
+    "local_store_path",
+    "store_healths",
 ]
 
 

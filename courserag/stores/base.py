@@ -132,7 +132,12 @@ class CourseStage(Protocol):
     commit, searches see the previous version whole."""
 
     def put(
-        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+        self,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None: ...
 
     def commit(self) -> None: ...
@@ -140,6 +145,8 @@ class CourseStage(Protocol):
     def abort(self) -> None: ...
 
 
-def separate_search(store: CourseStore, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
+def separate_search(
+    store: CourseStore, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int
+) -> CourseHits:
     """`search` for stores without native hybrid: a vector list and a BM25 list."""
     return CourseHits(store.vector_search(course_id, vector, k), store.lexical_search(course_id, tokens, k), store.name)

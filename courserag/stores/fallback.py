@@ -46,8 +46,13 @@ class FallbackCourseStore:
         try:
             return call(self.primary), None
         except StoreUnavailableError as exc:
-            log.warning("course store %s failed (%s), reading from %s: %s", self.primary.name, what, self.fallback.name, exc)
-            notice = Notice("course_store_fallback", {"store": self.primary.name, "detail": str(exc), "fallback": self.fallback.name})
+            log.warning(
+                "course store %s failed (%s), reading from %s: %s", self.primary.name, what, self.fallback.name, exc
+            )
+            notice = Notice(
+                "course_store_fallback",
+                {"store": self.primary.name, "detail": str(exc), "fallback": self.fallback.name},
+            )
             try:
                 return call(self.fallback), notice
             except StoreUnavailableError as second:
@@ -86,7 +91,12 @@ class FallbackCourseStore:
     # -- writes (primary only) ----------------------------------------------------------
 
     def replace_file(
-        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray,
+        self,
+        course_id: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
         sentences: SentenceVectors | None = None,
     ) -> None:
         self.primary.replace_file(course_id, source, file_hash, chunks, vectors, sentences)

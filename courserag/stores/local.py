@@ -31,14 +31,14 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.retrieval.chunk_index import ChunkIndex
+from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
 from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
 from courserag.i18n.messages import Notice
-from courserag.records import Chunk, ScoredChunk
-from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors, index_space
-from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
-from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 from courserag.lang.textnorm import word_tokens
+from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.chunk_index import ChunkIndex
+from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors, index_space
+from courserag.stores.base import CourseHits, FileRecord, StoreHealth, separate_search
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,9 @@ class LocalCourseStore:
             # Learners see this sentence (a warning under answers, the course card): it names
             # the course, not where the server keeps its files; the log has the path.
             log.warning("the course index at %s cannot be read: %s", path, exc)
-            raise StoreUnavailableError(f"the course index of {course_id} cannot be read ({type(exc).__name__})") from exc
+            raise StoreUnavailableError(
+                f"the course index of {course_id} cannot be read ({type(exc).__name__})"
+            ) from exc
 
     def _write_manifest(self, course_id: str, manifest: dict) -> None:
         manifest = dict(manifest, embedding_model=self.model, dim=self.dim, index_format=INDEX_FORMAT)
@@ -125,14 +127,22 @@ class LocalCourseStore:
             raise _write_error(self.root, exc) from exc
 
     def _write_segment(
-        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors,
-        sentences: SentenceVectors | None = None, generation: str = "",
+        self,
+        course_id: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors,
+        sentences: SentenceVectors | None = None,
+        generation: str = "",
     ) -> str:
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors for {source}")
         sentences = sentences if sentences is not None else SentenceVectors.empty(self.dim)
         if len(sentences) and (sentences.vectors.shape[1] != self.dim or int(sentences.owners.max()) >= len(chunks)):
-            raise ValueError(f"sentence vectors of shape {sentences.vectors.shape} do not fit {len(chunks)} chunks of {source}")
+            raise ValueError(
+                f"sentence vectors of shape {sentences.vectors.shape} do not fit {len(chunks)} chunks of {source}"
+            )
         segment = _segment_name(source, file_hash, self.model, generation)
         payload = {"chunks": [c.to_dict() for c in chunks], "tokens": [word_tokens(c.text) for c in chunks]}
         buffer = _npz_bytes(
@@ -174,7 +184,12 @@ class LocalCourseStore:
         return index_space(manifest.get("embedding_model", LEGACY_MODEL), manifest.get("index_format", 1))
 
     def replace_file(
-        self, course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray,
+        self,
+        course_id: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
         sentences: SentenceVectors | None = None,
     ) -> None:
         with self._lock:
@@ -321,9 +336,16 @@ class LocalStage:
         self._files: dict[str, dict] = {}
 
     def put(
-        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+        self,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None:
-        segment = self.store._write_segment(self.course_id, source, file_hash, chunks, vectors, sentences, self.generation)
+        segment = self.store._write_segment(
+            self.course_id, source, file_hash, chunks, vectors, sentences, self.generation
+        )
         self._files[source] = {"file_hash": file_hash, "chunks": len(chunks), "segment": segment}
 
     def commit(self) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 import gradio as gr
 
 from courserag.config.settings import Settings
+from courserag.i18n.ui_texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.catalog_tab import build_catalog_tab
 from courserag.ui.files import routes
 from courserag.ui.instructor_tab import InstructorTab
@@ -32,12 +33,17 @@ from courserag.ui.labels import Labels
 from courserag.ui.layout import build_study_tab
 from courserag.ui.render import escape_markdown_html, format_answer, render_citations, render_upload_log, upload_line
 from courserag.ui.study import StudyApp
-from courserag.i18n.ui_texts import LANG_CHOICES, normalize_lang, t
 from courserag.ui.theme import launch_options
 
 __all__ = [
-    "StudyApp", "build_demo", "launch_options", "escape_markdown_html", "format_answer",
-    "render_citations", "render_upload_log", "upload_line",
+    "StudyApp",
+    "build_demo",
+    "launch_options",
+    "escape_markdown_html",
+    "format_answer",
+    "render_citations",
+    "render_upload_log",
+    "upload_line",
 ]
 
 # Reads the browser's language, so the session id, the course card and the labels all come
@@ -64,35 +70,71 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
         sid = gr.State(None, delete_callback=app.sessions.release_sid)
         with gr.Row(equal_height=True, elem_id="cr-top"):
             labels.add(gr.Markdown, elem_classes=["cr-header"], min_width=280, text={"value": _header})
-            lang = gr.Radio(LANG_CHOICES, value="en", show_label=False, container=False, elem_id="cr-lang",
-                            scale=0, min_width=200)
+            lang = gr.Radio(
+                LANG_CHOICES, value="en", show_label=False, container=False, elem_id="cr-lang", scale=0, min_width=200
+            )
         with gr.Tabs():
             study = build_study_tab(app, labels, lang, sid)
             build_catalog_tab(app, labels, lang, sid, study)  # the course catalog's roadmap, when there is a catalog
             instructor.build_tab(labels, app.course_choices(), app.default_course(), settings.instructor_enabled, lang)
 
         demo.load(
-            app.on_load, [study.stored, sid, study.course, lang],
-            [sid, lang, study.course, study.scope, study.course_card, study.session_note, study.notes,
-             study.upload_names, study.chat, study.turns, *study.example_buttons],
-            api_visibility="private", js=_BROWSER_LANG_JS,
+            app.on_load,
+            [study.stored, sid, study.course, lang],
+            [
+                sid,
+                lang,
+                study.course,
+                study.scope,
+                study.course_card,
+                study.session_note,
+                study.notes,
+                study.upload_names,
+                study.chat,
+                study.turns,
+                *study.example_buttons,
+            ],
+            api_visibility="private",
+            js=_BROWSER_LANG_JS,
         ).then(None, [lang], None, js=_SET_LANG_JS).then(
-            app.course_chip, [study.course, lang], [study.course_chip], api_visibility="private")
+            app.course_chip, [study.course, lang], [study.course_chip], api_visibility="private"
+        )
         demo.unload(app.on_unload)
 
         def relabel(lang_value, course_id, sid_value, history, turns, request: gr.Request = None):
             lg = normalize_lang(lang_value)
             sid_ok = app.sessions.sid_for(request, sid_value)
-            return (*labels.updates(lg), app.course_card(course_id, lg), "", app.notes_html(sid_ok, lg),
-                    app.remove_choices(sid_ok, lg), app.course_chip(course_id, lg), app.chat_in(history, turns, lg))
+            return (
+                *labels.updates(lg),
+                app.course_card(course_id, lg),
+                "",
+                app.notes_html(sid_ok, lg),
+                app.remove_choices(sid_ok, lg),
+                app.course_chip(course_id, lg),
+                app.chat_in(history, turns, lg),
+            )
 
         lang.change(
-            relabel, [lang, study.course, sid, study.chat, study.turns],
-            [*labels.components, study.course_card, study.course_status, study.notes, study.remove_names, study.course_chip,
-             study.chat],
-            api_visibility="private", queue=False, js=_RELABEL_JS,
-        ).then(app.save_state, [sid, study.course, lang, study.scope, study.turns], [study.stored, study.saved],
-               api_visibility="private")
+            relabel,
+            [lang, study.course, sid, study.chat, study.turns],
+            [
+                *labels.components,
+                study.course_card,
+                study.course_status,
+                study.notes,
+                study.remove_names,
+                study.course_chip,
+                study.chat,
+            ],
+            api_visibility="private",
+            queue=False,
+            js=_RELABEL_JS,
+        ).then(
+            app.save_state,
+            [sid, study.course, lang, study.scope, study.turns],
+            [study.stored, study.saved],
+            api_visibility="private",
+        )
     demo.cr_routes = routes(lambda course_id: app.docs_by_course.get(course_id))
     # Course folders are served only by that route (types and hidden files filtered): never
     # by Gradio's /gradio_api/file=, which served .html inline on the app's origin and .env files,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import gradio as gr
 
+from courserag.i18n.ui_texts import normalize_lang
 from courserag.ui.catalog_view import card_html, program_choices, roadmap_html
 from courserag.ui.labels import Labels
-from courserag.i18n.ui_texts import normalize_lang
 
 # Each course button sends its code with the roadmap block's click (as the notes' ✕ buttons do).
 CLICK_JS = (
@@ -82,8 +82,13 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
     first = next(iter(catalog.programs))
     with labels.add(gr.Tab, id="catalog", elem_id="cr-tab-catalog", text={"label": "tab_catalog"}):
         selected = gr.State("")
-        program = labels.add(gr.Dropdown, value=first, interactive=True, elem_id="cr-program",
-                             text={"label": "catalog_program", "choices": lambda lg: program_choices(catalog, lg)})
+        program = labels.add(
+            gr.Dropdown,
+            value=first,
+            interactive=True,
+            elem_id="cr-program",
+            text={"label": "catalog_program", "choices": lambda lg: program_choices(catalog, lg)},
+        )
         with gr.Row(elem_id="cr-catalog-row"):  # side by side when wide; the card wraps below when narrow
             with gr.Column(scale=3, min_width=320):
                 roadmap = gr.HTML(tab.roadmap(first, lang0), elem_id="cr-roadmap", padding=True, js_on_load=CLICK_JS)
@@ -91,9 +96,16 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
                 card = gr.HTML("", elem_id="cr-catalog-card", padding=True)
     private = {"api_visibility": "private"}
     program.input(tab.roadmap, [program, lang_state, selected], [roadmap], **private)
-    roadmap.click(tab.clicked, [lang_state, sid, study.course],
-                  [card, selected, study.course, study.course_card, study.course_status, *study.example_buttons],
-                  **private).then(app.save_state, [sid, study.course, lang_state, study.scope, study.turns],
-                                  [study.stored, study.saved], **private)
+    roadmap.click(
+        tab.clicked,
+        [lang_state, sid, study.course],
+        [card, selected, study.course, study.course_card, study.course_status, *study.example_buttons],
+        **private,
+    ).then(
+        app.save_state,
+        [sid, study.course, lang_state, study.scope, study.turns],
+        [study.stored, study.saved],
+        **private,
+    )
     lang_state.change(tab.relabel, [program, lang_state, selected], [roadmap, card], **private)
     return tab

@@ -15,8 +15,10 @@ from courserag.catalog.model import Catalog, CatalogCourse, Section
 from courserag.catalog.prereq import say
 from courserag.i18n.ui_texts import t
 
-_DAY = {"en": {"Mon": "Mon", "Tue": "Tue", "Wed": "Wed", "Thu": "Thu", "Fri": "Fri", "Sat": "Sat", "Sun": "Sun"},
-        "zh": {"Mon": "周一", "Tue": "周二", "Wed": "周三", "Thu": "周四", "Fri": "周五", "Sat": "周六", "Sun": "周日"}}
+_DAY = {
+    "en": {"Mon": "Mon", "Tue": "Tue", "Wed": "Wed", "Thu": "Thu", "Fri": "Fri", "Sat": "Sat", "Sun": "Sun"},
+    "zh": {"Mon": "周一", "Tue": "周二", "Wed": "周三", "Thu": "周四", "Fri": "周五", "Sat": "周六", "Sun": "周日"},
+}
 
 # Narrow screens: every block is full width and wraps; nothing has a fixed width.
 STYLE = """<style>
@@ -26,14 +28,16 @@ STYLE = """<style>
 .cr-road-module h4 { margin: 0.2rem 0 0.3rem; }
 .cr-road-list { list-style: none !important; margin: 0 !important; padding: 0 !important; display: grid; gap: 0.4rem; }
 .cr-road-course { display: block; width: 100%; text-align: left !important; padding: 0.45rem 0.6rem; border-radius: 6px; cursor: pointer;
-  border: 1px solid var(--border-color-primary, #ccc); background: var(--background-fill-secondary, #f7f7f7); color: inherit; font: inherit; }
+  border: 1px solid var(--border-color-primary, #ccc); background: var(--background-fill-secondary, #f7f7f7);
+  color: inherit; font: inherit; }
 .cr-road-course:hover, .cr-road-course:focus-visible { border-color: var(--color-accent, #2563eb); }
 .cr-road-course[aria-pressed="true"] { border-width: 2px; border-color: var(--color-accent, #2563eb); }
 .cr-road-line { display: block; font-size: 0.85em; opacity: 0.9; }
 .cr-road-code { font-weight: 600; }
 .cr-road-tag { font-size: 0.8em; padding: 0 0.35em; border-radius: 4px; border: 1px solid currentColor; margin-left: 0.3em; }
 .cr-catalog-card table { border-collapse: collapse; width: 100%; }
-.cr-catalog-card td, .cr-catalog-card th { border-bottom: 1px solid var(--border-color-primary, #ddd); padding: 0.2rem 0.3rem; text-align: left; vertical-align: top; }
+.cr-catalog-card td, .cr-catalog-card th { border-bottom: 1px solid var(--border-color-primary, #ddd);
+  padding: 0.2rem 0.3rem; text-align: left; vertical-align: top; }
 </style>"""
 
 
@@ -71,13 +75,25 @@ def roadmap_html(catalog: Catalog, program_id: str | None, lang: str, today: dat
     if program is None:
         return STYLE + f'<div class="cr-roadmap"><p>{_e(t(lang, "catalog_hint"))}</p></div>'
     term = catalog.current_term(today)
-    head = t(lang, "catalog_head", program=program.name(lang), credits=_num(program.total_credits),
-             term=term.name(lang) if term else "—")
-    out = [STYLE, '<div class="cr-roadmap">', f'<p class="cr-road-head"><strong>{_e(head)}</strong></p>',
-           f'<p class="cr-road-hint">{_e(t(lang, "catalog_hint"))}</p>']
+    head = t(
+        lang,
+        "catalog_head",
+        program=program.name(lang),
+        credits=_num(program.total_credits),
+        term=term.name(lang) if term else "—",
+    )
+    out = [
+        STYLE,
+        '<div class="cr-roadmap">',
+        f'<p class="cr-road-head"><strong>{_e(head)}</strong></p>',
+        f'<p class="cr-road-hint">{_e(t(lang, "catalog_hint"))}</p>',
+    ]
     rows = [r for r in catalog.requirements if r.program == program.id]
     for year in sorted({r.year for r in rows}):
-        out.append(f'<section class="cr-road-year" data-year="{year}"><h3>{_e(t(lang, "catalog_year", year=year_words(year, lang) if lang == "zh" else year))}</h3>')
+        said_year = year_words(year, lang) if lang == "zh" else year
+        out.append(
+            f'<section class="cr-road-year" data-year="{year}"><h3>{_e(t(lang, "catalog_year", year=said_year))}</h3>'
+        )
         out.append('<div class="cr-road-modules">')
         modules: list[str] = []
         for r in rows:
@@ -88,16 +104,20 @@ def roadmap_html(catalog: Catalog, program_id: str | None, lang: str, today: dat
             for r in (r for r in rows if r.year == year and r.module(lang) == module):
                 course = catalog.course(r.code)
                 sections = [s for s in catalog.sections_by_code.get(course.code, ()) if term and s.term == term.id]
-                this_term = (t(lang, "catalog_this_term", sections="; ".join(section_line(s, lang) for s in sections))
-                             if sections else t(lang, "catalog_not_this_term"))
+                this_term = (
+                    t(lang, "catalog_this_term", sections="; ".join(section_line(s, lang) for s in sections))
+                    if sections
+                    else t(lang, "catalog_not_this_term")
+                )
                 pressed = "true" if course.code == selected else "false"
                 out.append(
                     f'<li><button type="button" class="cr-road-course" data-code="{_e(course.code)}" aria-pressed="{pressed}">'
                     f'<span class="cr-road-code">{_e(r.code)}</span> <span class="cr-road-title">{_e(course.title(lang))}</span>'
                     f'<span class="cr-road-tag">{_e(t(lang, "catalog_" + r.kind))}</span>'
                     f'<span class="cr-road-line">{_e(credits_text(course.credits, lang))} · '
-                    f'{_e(t(lang, "catalog_prereq", prereq=_prereq(catalog, course, lang)))}</span>'
-                    f'<span class="cr-road-line cr-road-sections">{_e(this_term)}</span></button></li>')
+                    f"{_e(t(lang, 'catalog_prereq', prereq=_prereq(catalog, course, lang)))}</span>"
+                    f'<span class="cr-road-line cr-road-sections">{_e(this_term)}</span></button></li>'
+                )
             out.append("</ul></div>")
         out.append("</div></section>")
     out.append("</div>")
@@ -110,21 +130,22 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
     if course is None:
         return ""
     none = t(lang, "catalog_card_none")
-    names = lambda codes: ", ".join(f"{c} {catalog.course(c).title(lang)}" if catalog.course(c) else c for c in codes) or none  # noqa: E731
-    lines = [f'<h3>{_e(course.code)} {_e(course.title(lang))}</h3>',
-             f'<p>{_e(credits_text(course.credits, lang))}</p>']
+    names = lambda codes: (
+        ", ".join(f"{c} {catalog.course(c).title(lang)}" if catalog.course(c) else c for c in codes) or none
+    )  # noqa: E731
+    lines = [f"<h3>{_e(course.code)} {_e(course.title(lang))}</h3>", f"<p>{_e(credits_text(course.credits, lang))}</p>"]
     if course.description(lang):
         lines.append(f"<p>{_e(course.description(lang))}</p>")
     others = course.cross_listed + course.former_codes
     if others:
-        lines.append(f'<p>{_e(t(lang, "catalog_card_codes", codes=", ".join(others)))}</p>')
-    lines.append(f'<p>{_e(t(lang, "catalog_prereq", prereq=_prereq(catalog, course, lang)))}</p>')
+        lines.append(f"<p>{_e(t(lang, 'catalog_card_codes', codes=', '.join(others)))}</p>")
+    lines.append(f"<p>{_e(t(lang, 'catalog_prereq', prereq=_prereq(catalog, course, lang)))}</p>")
     if course.corequisites:
-        lines.append(f'<p>{_e(t(lang, "catalog_card_coreq", codes=names(course.corequisites)))}</p>')
+        lines.append(f"<p>{_e(t(lang, 'catalog_card_coreq', codes=names(course.corequisites)))}</p>")
     if course.exclusions:
-        lines.append(f'<p>{_e(t(lang, "catalog_card_excl", codes=names(course.exclusions)))}</p>')
-    lines.append(f'<p>{_e(t(lang, "catalog_card_needed", codes=names(catalog.needed_by.get(course.code, ()))))}</p>')
-    lines.append(f'<h4>{_e(t(lang, "catalog_card_sections"))}</h4>')
+        lines.append(f"<p>{_e(t(lang, 'catalog_card_excl', codes=names(course.exclusions)))}</p>")
+    lines.append(f"<p>{_e(t(lang, 'catalog_card_needed', codes=names(catalog.needed_by.get(course.code, ()))))}</p>")
+    lines.append(f"<h4>{_e(t(lang, 'catalog_card_sections'))}</h4>")
     sections = catalog.sections_by_code.get(course.code, ())
     if sections:
         lines.append("<table>")
@@ -136,12 +157,24 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
         lines.append(f"<p>{_e(none)}</p>")
     required = catalog.requirements_by_code.get(course.code, ())
     if required:
-        lines.append(f'<h4>{_e(t(lang, "catalog_card_programs"))}</h4><ul>')
+        lines.append(f"<h4>{_e(t(lang, 'catalog_card_programs'))}</h4><ul>")
         for r in required:
             program = catalog.programs[r.program]
-            lines.append(f'<li>{_e(t(lang, "catalog_card_in_program", program=program.name(lang), kind=t(lang, "catalog_" + r.kind), year=year_words(r.year, lang) if lang == "zh" else r.year, module=r.module(lang)))}</li>')
+            said = t(
+                lang,
+                "catalog_card_in_program",
+                program=program.name(lang),
+                kind=t(lang, "catalog_" + r.kind),
+                year=year_words(r.year, lang) if lang == "zh" else r.year,
+                module=r.module(lang),
+            )
+            lines.append(f"<li>{_e(said)}</li>")
         lines.append("</ul>")
-    note = t(lang, "catalog_card_selected", name=workspace_name) if workspace_name else t(lang, "catalog_card_no_workspace")
+    note = (
+        t(lang, "catalog_card_selected", name=workspace_name)
+        if workspace_name
+        else t(lang, "catalog_card_no_workspace")
+    )
     lines.append(f'<p class="cr-catalog-workspace"><strong>{_e(note)}</strong></p>')
     lines.append(f'<p class="cr-catalog-source">{_e(t(lang, "catalog_card_source", source=str(course.where)))}</p>')
     return STYLE + f'<div class="cr-catalog-card" data-code="{_e(course.code)}">' + "".join(lines) + "</div>"

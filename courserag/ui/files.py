@@ -18,8 +18,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable
 
-from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.i18n.locators import line_range, page_of
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 
 ROUTE = "course-file"
 MAX_VIEW_BYTES = 4 * 1024 * 1024  # larger text files are sent as plain UTF-8 text, not a page
@@ -137,7 +137,9 @@ def routes(docs_of: DocsOf) -> list:
         suffix = path.suffix.lower()
         lang = "zh" if request.headers.get("accept-language", "").lower().startswith("zh") else "en"
         if suffix == ".pdf":
-            return FileResponse(path, media_type="application/pdf", content_disposition_type="inline", filename=path.name)
+            return FileResponse(
+                path, media_type="application/pdf", content_disposition_type="inline", filename=path.name
+            )
         if suffix in (".docx", ".pptx"):
             return FileResponse(path, filename=path.name)  # attachment: a browser cannot show them
         data = path.read_bytes()

@@ -18,17 +18,17 @@ from typing import Callable, Iterator
 
 import gradio as gr
 
-from courserag.errors import CourseRagError
-from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
-from courserag.i18n.messages import Notice
 from courserag.config.persistence import lost_on_restart
 from courserag.config.settings import Settings
+from courserag.errors import CourseRagError
+from courserag.i18n.locators import say_locator
+from courserag.i18n.messages import Notice
+from courserag.i18n.ui_texts import normalize_lang, t
+from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
 from courserag.ui import instructor_views as views
 from courserag.ui.clients import ClientPolicy
-from courserag.ui.server import client_address
 from courserag.ui.labels import Labels
-from courserag.i18n.locators import say_locator
-from courserag.i18n.ui_texts import normalize_lang, t
+from courserag.ui.server import client_address
 
 _LOCK_MESSAGE = {"disabled": "instr_disabled", "missing": "instr_locked", "wrong": "instr_wrong"}
 _DONE = object()
@@ -38,7 +38,9 @@ _HIDDEN = {"visible": False}
 class InstructorTab:
     """Handlers of the tab, over the learners' engine and feedback log."""
 
-    def __init__(self, engine, feedback, settings: Settings | None = None, on_built: Callable[[str], None] | None = None):
+    def __init__(
+        self, engine, feedback, settings: Settings | None = None, on_built: Callable[[str], None] | None = None
+    ):
         self.tools = InstructorTools(engine, feedback, settings)
         self.settings = settings
         self.engine = engine
@@ -83,14 +85,23 @@ class InstructorTab:
         files = self.tools.files(course_id)
         groups = self.feedback.gap_groups(course_id)
         return (
-            stats, views.files_table(files, lang), views.cited_table(self.feedback.most_cited(course_id), lang),
-            views.gaps_table(groups, lang, course_id), gr.update(choices=views.gap_choices(groups), value=[]),
+            stats,
+            views.files_table(files, lang),
+            views.cited_table(self.feedback.most_cited(course_id), lang),
+            views.gaps_table(groups, lang, course_id),
+            gr.update(choices=views.gap_choices(groups), value=[]),
             gr.update(choices=[f.source for f in files], value=None),
         )
 
     def _empty_tables(self, lang: str) -> tuple:
-        return ("", views.files_table([], lang), views.cited_table([], lang), views.gaps_table([], lang),
-                gr.update(choices=[], value=[]), gr.update(choices=[], value=None))
+        return (
+            "",
+            views.files_table([], lang),
+            views.cited_table([], lang),
+            views.gaps_table([], lang),
+            gr.update(choices=[], value=[]),
+            gr.update(choices=[], value=None),
+        )
 
     def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
@@ -102,14 +113,36 @@ class InstructorTab:
         message = self._locked(token, course_id, lang, request)
         if message:
             stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
-            return (message, gr.update(visible=False), stats, files, cited, gaps, gr.skip(), "", "", "", gap_pick, file_pick)
+            return (
+                message,
+                gr.update(visible=False),
+                stats,
+                files,
+                cited,
+                gaps,
+                gr.skip(),
+                "",
+                "",
+                "",
+                gap_pick,
+                file_pick,
+            )
         stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
         course = self.engine.course(course_id)
         choices = [(c.name, c.id) for c in self.engine.courses if c.id in allowed]
         return (
-            t(lang, "instr_unlocked"), gr.update(visible=True), stats, files, cited, gaps,
-            gr.update(choices=choices, value=course_id), course.name, course.description, "\n".join(course.examples),
-            gap_pick, file_pick,
+            t(lang, "instr_unlocked"),
+            gr.update(visible=True),
+            stats,
+            files,
+            cited,
+            gaps,
+            gr.update(choices=choices, value=course_id),
+            course.name,
+            course.description,
+            "\n".join(course.examples),
+            gap_pick,
+            file_pick,
         )
 
     def relabel(self, token, course_id, lang, request: gr.Request = None):
@@ -121,8 +154,18 @@ class InstructorTab:
         if not token:  # nothing typed: only the lock's words (no token check, nothing counted)
             state = check_token(None, course_id)
             stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
-            return (t(lang, _LOCK_MESSAGE.get(state, "instr_locked")), gr.skip(), stats, files, cited, gaps, *keep,
-                    gap_pick, file_pick, views.batch_table([], lang))
+            return (
+                t(lang, _LOCK_MESSAGE.get(state, "instr_locked")),
+                gr.skip(),
+                stats,
+                files,
+                cited,
+                gaps,
+                *keep,
+                gap_pick,
+                file_pick,
+                views.batch_table([], lang),
+            )
         status, panel, stats, files, cited, gaps, *_, gap_pick, file_pick = self.unlock(token, course_id, lang, request)
         return (status, panel, stats, files, cited, gaps, *keep, gap_pick, file_pick, views.batch_table([], lang))
 
@@ -158,11 +201,35 @@ class InstructorTab:
         """status, panel, summary, stats, files, cited, gaps, progress, confirm box, gap picker, file picker."""
         stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
         confirm = gr.update(visible=False) if hide_confirm else gr.skip()
-        return (status, gr.update(visible=True), summary, stats, files, cited, gaps, progress, confirm, gap_pick, file_pick)
+        return (
+            status,
+            gr.update(visible=True),
+            summary,
+            stats,
+            files,
+            cited,
+            gaps,
+            progress,
+            confirm,
+            gap_pick,
+            file_pick,
+        )
 
     def _locked_build(self, message: str, lang: str) -> tuple:
         stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
-        return (message, gr.update(visible=False), "", stats, files, cited, gaps, "", gr.update(visible=False), gap_pick, file_pick)
+        return (
+            message,
+            gr.update(visible=False),
+            "",
+            stats,
+            files,
+            cited,
+            gaps,
+            "",
+            gr.update(visible=False),
+            gap_pick,
+            file_pick,
+        )
 
     def _building(self, course_id, lang, work) -> Iterator[tuple]:
         """Run a build-like `work` with progress; the last output has its summary."""
@@ -184,7 +251,9 @@ class InstructorTab:
                 if self.on_built is not None:
                     self.on_built(course_id)
             lines = "\n\n".join(html.escape(n.text(lang)) for n in notes)
-            yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), "\n\n".join(p for p in (lines, text) if p))
+            yield self._build_outputs(
+                course_id, lang, t(lang, "instr_unlocked"), "\n\n".join(p for p in (lines, text) if p)
+            )
 
     def build(self, token, course_id, rebuild, lang, request: gr.Request = None):
         """Update (or, with `rebuild`, redo) the course's index. Outputs: see _build_outputs."""
@@ -193,7 +262,9 @@ class InstructorTab:
         if message:
             yield self._locked_build(message, lang)
             return
-        yield from self._building(course_id, lang, lambda progress: self.tools.build(course_id, bool(rebuild), progress))
+        yield from self._building(
+            course_id, lang, lambda progress: self.tools.build(course_id, bool(rebuild), progress)
+        )
 
     def rebuild(self, token, course_id, lang, request: gr.Request = None):
         """The confirmed "rebuild from scratch"."""
@@ -219,7 +290,9 @@ class InstructorTab:
             return
         paths = [Path(getattr(f, "name", f)) for f in (files if isinstance(files, list) else [files] if files else [])]
         uploads = [(path, path.name) for path in paths]
-        for output in self._building(course_id, lang, lambda progress: self.tools.add_files(course_id, uploads, progress)):
+        for output in self._building(
+            course_id, lang, lambda progress: self.tools.add_files(course_id, uploads, progress)
+        ):
             yield (*output, gr.skip())
         yield (*(gr.skip(),) * 11, None)
 
@@ -271,8 +344,12 @@ class InstructorTab:
             self.feedback.resolve_gap(course_id, key)
         groups = self.feedback.gap_groups(course_id)
         note = t(lang, "instr_gap_resolved") if keys else ""
-        return (t(lang, "instr_unlocked"), note, views.gaps_table(groups, lang, course_id),
-                gr.update(choices=views.gap_choices(groups), value=[]))
+        return (
+            t(lang, "instr_unlocked"),
+            note,
+            views.gaps_table(groups, lang, course_id),
+            gr.update(choices=views.gap_choices(groups), value=[]),
+        )
 
     def batch(self, token, course_id, questions, lang, request: gr.Request = None):
         """Outputs: status, panel, results."""

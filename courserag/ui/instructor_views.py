@@ -11,17 +11,19 @@ import html
 import re
 
 from courserag.courses.indexer import BuildSummary
-from courserag.instructor.tools import CourseFile, IndexStats
-from courserag.ui.files import file_url
 from courserag.i18n.locators import say_locator
 from courserag.i18n.ui_texts import t
+from courserag.instructor.tools import CourseFile, IndexStats
+from courserag.ui.files import file_url
 
 
 def stats_markdown(stats: IndexStats, lang: str) -> str:
     """The store in use (and its fallback), the course's counts, the answer mode and model."""
     health = stats.health
     primary, *fallbacks = health.stores
-    lines = [f"**{t(lang, 'instr_store')}:** `{primary.name}` {'✓' if primary.ok else '✗'} {html.escape(primary.detail)}"]
+    lines = [
+        f"**{t(lang, 'instr_store')}:** `{primary.name}` {'✓' if primary.ok else '✗'} {html.escape(primary.detail)}"
+    ]
     lines += [f"**{t(lang, 'instr_fallback')}:** `{fb.name}` {'✓' if fb.ok else '✗'}" for fb in fallbacks]
     counts = t(lang, "instr_course_counts", files=len(stats.files), chunks=stats.chunks)
     lines.append(f"**{html.escape(stats.course_id)}:** {counts}")
@@ -90,13 +92,23 @@ def gaps_table(groups: list[dict], lang: str, course_id: str | None = None) -> d
     """Open gaps: the question (text, as asked), counts, when, comments, and the sources the
     refused-or-wrong answers used, linked (the only Markdown column: no learner text in it)."""
     rows = [
-        [g["question"], g["count"], g["refused"], g["down"], g.get("wrong", 0), str(g["last"])[:16].replace("T", " "),
-         " · ".join(g["comments"]),
-         source_links(g.get("sources") or [(f, "") for f in g["files"]], course_id, lang)]
+        [
+            g["question"],
+            g["count"],
+            g["refused"],
+            g["down"],
+            g.get("wrong", 0),
+            str(g["last"])[:16].replace("T", " "),
+            " · ".join(g["comments"]),
+            source_links(g.get("sources") or [(f, "") for f in g["files"]], course_id, lang),
+        ]
         for g in groups
     ]
-    return table(rows, ["col_question", "col_times", "col_refused", "👎", "col_wrong", "col_last", "col_comments",
-                        "col_files"], lang)
+    return table(
+        rows,
+        ["col_question", "col_times", "col_refused", "👎", "col_wrong", "col_last", "col_comments", "col_files"],
+        lang,
+    )
 
 
 def gap_choices(groups: list[dict]) -> list[tuple[str, str]]:
@@ -121,9 +133,20 @@ def build_summary(summary: BuildSummary, lang: str) -> str:
     """The build's outcome, as a code block (English: BuildSummary.text(), as the CLI says it)."""
     if lang != "zh":
         return "```\n" + summary.text() + "\n```"
-    lines = [t(lang, "instr_build_summary", course=summary.course_id, files=summary.files, indexed=summary.indexed,
-               chunks=summary.chunks, skipped=summary.skipped, deleted=summary.deleted, failed=len(summary.failed),
-               seconds=summary.seconds)]
+    lines = [
+        t(
+            lang,
+            "instr_build_summary",
+            course=summary.course_id,
+            files=summary.files,
+            indexed=summary.indexed,
+            chunks=summary.chunks,
+            skipped=summary.skipped,
+            deleted=summary.deleted,
+            failed=len(summary.failed),
+            seconds=summary.seconds,
+        )
+    ]
     if summary.kept_previous:
         lines.append("  " + t(lang, "instr_build_kept"))
     lines += ["  " + t(lang, "instr_build_failed_file", file=f, reason=r) for f, r in summary.failed]

@@ -18,7 +18,9 @@ def launch(demo: gr.Blocks, settings: Settings, **overrides: Any):
     """`demo.queue().launch(...)` at the settings' host and port with every launch option;
     `overrides` (e.g. `prevent_thread_lock`, a scaled-down `state_session_capacity`) win."""
     options: dict[str, Any] = {
-        "server_name": settings.host, "server_port": settings.port, "show_error": False,
+        "server_name": settings.host,
+        "server_port": settings.port,
+        "show_error": False,
         **launch_options(settings, demo),
     }
     options.update(overrides)

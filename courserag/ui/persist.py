@@ -24,17 +24,29 @@ _CITATION_KEYS = ("n", "source", "locator", "origin", "course_id", "text", "doc_
 
 def turn_to_dict(turn: ChatTurn) -> dict:
     return {
-        "question": turn.question, "answer": turn.answer, "course": turn.course, "scope": turn.scope,
-        "refused": turn.refused, "mode": turn.mode,
+        "question": turn.question,
+        "answer": turn.answer,
+        "course": turn.course,
+        "scope": turn.scope,
+        "refused": turn.refused,
+        "mode": turn.mode,
         "citations": [{k: c.get(k) for k in _CITATION_KEYS if k in c} for c in turn.citations],
     }
 
 
-def snapshot(key: str | None, course: str | None, lang: str, scope: str, turns: list[ChatTurn], uploads: list[str]) -> dict:
+def snapshot(
+    key: str | None, course: str | None, lang: str, scope: str, turns: list[ChatTurn], uploads: list[str]
+) -> dict:
     """The value to store in the browser after a change (`key`: the session's reload key)."""
     return {
-        "v": VERSION, "key": key, "saved": time.time(), "course": course, "lang": lang, "scope": scope,
-        "uploads": list(uploads), "turns": [turn_to_dict(turn) for turn in turns[-MAX_TURNS:]],
+        "v": VERSION,
+        "key": key,
+        "saved": time.time(),
+        "course": course,
+        "lang": lang,
+        "scope": scope,
+        "uploads": list(uploads),
+        "turns": [turn_to_dict(turn) for turn in turns[-MAX_TURNS:]],
     }
 
 
@@ -67,9 +79,13 @@ def _clean_turn(raw: object) -> dict | None:
         cite["origin"] = "upload" if cite.get("origin") == "upload" else "course"
         cite["course_id"] = cite.get("course_id") or None
     return {
-        "question": _text(raw.get("question"), 4000), "answer": _text(raw.get("answer")),
-        "course": _text(raw.get("course"), 100), "scope": _text(raw.get("scope"), 10) or "both",
-        "refused": bool(raw.get("refused")), "mode": _text(raw.get("mode"), 20), "citations": citations[:20],
+        "question": _text(raw.get("question"), 4000),
+        "answer": _text(raw.get("answer")),
+        "course": _text(raw.get("course"), 100),
+        "scope": _text(raw.get("scope"), 10) or "both",
+        "refused": bool(raw.get("refused")),
+        "mode": _text(raw.get("mode"), 20),
+        "citations": citations[:20],
     }
 
 

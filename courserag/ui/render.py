@@ -21,16 +21,16 @@ from typing import Sequence
 
 from courserag.answers.cited import split_cited
 from courserag.courses.directory import Course
+from courserag.i18n.locators import line_range, page_of, say_locator
 from courserag.i18n.messages import unit_word
+from courserag.i18n.ui_texts import t
+from courserag.ingest.progress import PendingUpload
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
-from courserag.i18n.locators import line_range, page_of, say_locator
 from courserag.ui.numbering import display_numbers
 from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
 from courserag.ui.sources import CODE_TYPES, highlight, is_prose, paragraphs
-from courserag.i18n.ui_texts import t
-from courserag.ingest.progress import PendingUpload
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
@@ -149,7 +149,10 @@ def render_citations(citations: list[dict], lang: str, docs_by_course: dict[str,
             + "".join(_source_entry(c, lang, links[id(c)], answer) for c in consulted)
             + "</details>"
         )
-    return clean_html(f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>', [url for url in links.values() if url])
+    return clean_html(
+        f'<div class="cr-sources"><div class="cr-sources-title">📚 {t(lang, "sources")}</div>{rows}{more}</div>',
+        [url for url in links.values() if url],
+    )
 
 
 def refusal_hint(scope: str, lang: str) -> str:
@@ -184,7 +187,9 @@ def format_reply(
     for notice in notices:
         parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {notice}")
     # One block: the chat's own Markdown renderer must not reinterpret anything in it.
-    return one_block(answer_text_html("\n\n".join(parts), lang) + render_citations(list(citations), lang, docs_by_course, text))
+    return one_block(
+        answer_text_html("\n\n".join(parts), lang) + render_citations(list(citations), lang, docs_by_course, text)
+    )
 
 
 def answer_citations(answer: Answer) -> list[dict]:
@@ -201,7 +206,9 @@ def format_answer(
 ) -> str:
     """The assistant message for a finished Answer (see format_reply)."""
     notices = [notice.text(lang) for notice in answer.notices]
-    return format_reply(answer.answer, answer.refused, answer_citations(answer), lang, docs_by_course, scope, notices, pending)
+    return format_reply(
+        answer.answer, answer.refused, answer_citations(answer), lang, docs_by_course, scope, notices, pending
+    )
 
 
 def upload_line(result: UploadResult, lang: str) -> tuple[str, str]:
@@ -213,9 +220,11 @@ def render_upload_log(lines: Sequence[tuple[str, str]]) -> str:
     """Per-file results: (kind, text) with kind in ok / fail / info."""
     if not lines:
         return ""
-    return clean_html('<div class="cr-log">' + "".join(
-        f'<div class="cr-{kind}">{html.escape(text)}</div>' for kind, text in lines
-    ) + "</div>")
+    return clean_html(
+        '<div class="cr-log">'
+        + "".join(f'<div class="cr-{kind}">{html.escape(text)}</div>' for kind, text in lines)
+        + "</div>"
+    )
 
 
 def _pending_row(pending: PendingUpload, lang: str) -> str:
@@ -243,7 +252,8 @@ def render_notes(files: Sequence[UploadedFile], lang: str, pending: Sequence[Pen
         f"<td>{f.units} {html.escape(unit_word(f.unit or UNIT_OF_DOC_TYPE.get(f.doc_type, 'section'), f.units, lang))}</td>"
         f"<td>{f.chunks}</td><td>{html.escape(t(lang, 'status_ready'))}</td>"
         f'<td><button type="button" class="cr-remove-file" data-name="{html.escape(f.name)}" '
-        f'aria-label="{html.escape(t(lang, "remove_file", name=f.name))}" title="{html.escape(t(lang, "remove_file", name=f.name))}">✕</button></td></tr>'
+        f'aria-label="{html.escape(t(lang, "remove_file", name=f.name))}" '
+        f'title="{html.escape(t(lang, "remove_file", name=f.name))}">✕</button></td></tr>'
         for f in ready
     )
     rows += "".join(_pending_row(p, lang) for p in pending)
@@ -273,7 +283,7 @@ def render_course_card(course: Course, status: IndexStatus, lang: str) -> str:
 
 
 def render_course_chip(name: str, lang: str) -> str:
-    """"Course: CSC3100 Data Structures", or nothing when no course is chosen."""
+    """ "Course: CSC3100 Data Structures", or nothing when no course is chosen."""
     if not name:
         return ""
     return clean_html(f'<div class="cr-chip">📘 {html.escape(t(lang, "course"))}: <b>{html.escape(name)}</b></div>')

@@ -32,11 +32,43 @@ import nh3
 
 __all__ = ["answer_html", "clean_html", "markdown_html", "one_block", "text_html"]
 
-_CONTENT_TAGS = frozenset({
-    "p", "br", "hr", "strong", "em", "b", "i", "u", "s", "del", "sup", "sub", "code", "pre", "kbd",
-    "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
-    "table", "thead", "tbody", "tr", "th", "td", "a", "span",
-})
+_CONTENT_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "hr",
+        "strong",
+        "em",
+        "b",
+        "i",
+        "u",
+        "s",
+        "del",
+        "sup",
+        "sub",
+        "code",
+        "pre",
+        "kbd",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "a",
+        "span",
+    }
+)
 _PAGE_TAGS = _CONTENT_TAGS | {"div", "details", "summary", "button", "mark", "progress"}
 _ATTRIBUTES = {"*": {"class"}, "a": {"href", "title", "target"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
 # The app's own markup also carries state and accessible names (never an event handler).
@@ -76,7 +108,9 @@ def markdown_html(text: str) -> str:
 def clean_html(fragment: str, links: Collection[str] = ()) -> str:
     """HTML the app assembled (text in it already escaped), on the page allow-list, as one
     block; a link is kept only if its href is one of `links` (cited course files)."""
-    cleaned = nh3.clean(fragment, tags=set(_PAGE_TAGS), attributes=_PAGE_ATTRIBUTES, attribute_filter=_links_only(frozenset(links)))
+    cleaned = nh3.clean(
+        fragment, tags=set(_PAGE_TAGS), attributes=_PAGE_ATTRIBUTES, attribute_filter=_links_only(frozenset(links))
+    )
     return one_block(cleaned)
 
 

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.config.settings import Settings
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.clients import ClientPolicy, request_client, scope_client
 
 __all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_options"]
@@ -46,21 +46,23 @@ __all__ = ["CSP", "ServerGuard", "ServerPolicy", "client_address", "server_optio
 log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
-CSP = "; ".join([
-    "default-src 'self'",
-    "script-src 'self' 'unsafe-inline' 'unsafe-eval'",  # Gradio boots from inline scripts
-    "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
-    "font-src 'self' data: https://fonts.gstatic.com",
-    "img-src 'self' data: blob:",
-    "media-src 'self' data: blob:",
-    "connect-src 'self'",
-    "worker-src 'self' blob:",
-    "frame-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'self' https://huggingface.co https://*.hf.space",  # a Space is shown in an iframe
-])
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",  # Gradio boots from inline scripts
+        "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
+        "font-src 'self' data: https://fonts.gstatic.com",
+        "img-src 'self' data: blob:",
+        "media-src 'self' data: blob:",
+        "connect-src 'self'",
+        "worker-src 'self' blob:",
+        "frame-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'self' https://huggingface.co https://*.hf.space",  # a Space is shown in an iframe
+    ]
+)
 _HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -144,7 +146,9 @@ class ServerGuard:
         async def wrapped(message):
             if message["type"] == "http.response.start":
                 names = {name.lower() for name, _ in message.get("headers", [])}
-                message = dict(message, headers=list(message.get("headers", [])) + [h for h in _HEADERS if h[0] not in names])
+                message = dict(
+                    message, headers=list(message.get("headers", [])) + [h for h in _HEADERS if h[0] not in names]
+                )
             await send(message)
 
         return wrapped
@@ -322,8 +326,13 @@ def _replay(body: bytes):
 
 async def _reply(send, status: int, text: str) -> None:
     body = text.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

@@ -15,20 +15,28 @@ from pathlib import Path
 
 import gradio as gr
 
+from courserag.config.settings import Settings
 from courserag.errors import CourseRagError
+from courserag.i18n.messages import render
+from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.feedback import FeedbackLog
 from courserag.results import Answer, IndexStatus
-from courserag.config.settings import Settings
-from courserag.ui.persist import Restored, restore, snapshot
-from courserag.i18n.messages import render
-from courserag.ui.render import (
-    answer_citations, escape_markdown_html, format_answer, format_reply, inert_links, render_course_card, render_course_chip,
-    render_notes, render_upload_log, upload_line,
-)
 from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
+from courserag.ui.persist import Restored, restore, snapshot
+from courserag.ui.render import (
+    answer_citations,
+    escape_markdown_html,
+    format_answer,
+    format_reply,
+    inert_links,
+    render_course_card,
+    render_course_chip,
+    render_notes,
+    render_upload_log,
+    upload_line,
+)
 from courserag.ui.sanitize import text_html
 from courserag.ui.sessions import SessionIndex, new_sid
-from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.ui.turns import ChatTurn, find_turn, replace_turn
 
 log = logging.getLogger(__name__)
@@ -184,10 +192,17 @@ class StudyApp:
         course_id = restored.course if restored.course in known else course_id or self.default_course()
         history, turns = self._restored_chat(restored, lang)
         return (
-            sid, lang, gr.update(value=course_id, choices=self.course_choices()), restored.scope or gr.skip(),
-            self.course_card(course_id, lang), self._restore_note(restored, sid, lang, adopted is not None),
+            sid,
+            lang,
+            gr.update(value=course_id, choices=self.course_choices()),
+            restored.scope or gr.skip(),
+            self.course_card(course_id, lang),
+            self._restore_note(restored, sid, lang, adopted is not None),
             self.notes_html(sid, lang),
-            self.upload_names(sid), history, turns, *self.example_updates(course_id),
+            self.upload_names(sid),
+            history,
+            turns,
+            *self.example_updates(course_id),
         )
 
     def _restored_chat(self, restored: Restored, lang: str) -> tuple[list, list[ChatTurn]]:
@@ -195,12 +210,22 @@ class StudyApp:
         turns: list[ChatTurn] = []
         for turn in restored.turns:
             history.append({"role": "user", "content": text_html(turn["question"])})
-            shown = format_reply(turn["answer"], turn["refused"], turn["citations"], lang, self.docs_by_course, turn["scope"])
+            shown = format_reply(
+                turn["answer"], turn["refused"], turn["citations"], lang, self.docs_by_course, turn["scope"]
+            )
             history.append({"role": "assistant", "content": shown})
-            turns.append(ChatTurn(
-                index=len(history) - 1, question=turn["question"], answer=turn["answer"], citations=tuple(turn["citations"]),
-                course=turn["course"], scope=turn["scope"], refused=turn["refused"], mode=turn["mode"],
-            ))
+            turns.append(
+                ChatTurn(
+                    index=len(history) - 1,
+                    question=turn["question"],
+                    answer=turn["answer"],
+                    citations=tuple(turn["citations"]),
+                    course=turn["course"],
+                    scope=turn["scope"],
+                    refused=turn["refused"],
+                    mode=turn["mode"],
+                )
+            )
         return history, turns
 
     def _restore_note(self, restored: Restored, sid: str, lang: str, adopted: bool) -> str:
@@ -234,8 +259,9 @@ class StudyApp:
         any left out."""
         if isinstance(files, (str, Path)):
             files = [files]
-        paths, skipped = unique_files([Path(getattr(f, "name", f)) for f in (files or []) if f],
-                                      self.settings.limits.max_files_per_upload)
+        paths, skipped = unique_files(
+            [Path(getattr(f, "name", f)) for f in (files or []) if f], self.settings.limits.max_files_per_upload
+        )
         note = render("upload_too_many_files", {"count": len(paths) + skipped, "limit": len(paths)}, lang)
         return paths, [("info", note)] if skipped else []
 
@@ -253,7 +279,9 @@ class StudyApp:
         sid = self.sessions.sid_for(request, sid) or new_sid()
         paths, skipped = self._paths(files, lang)
         client = request_client(request, self.clients)
-        lines = [self._add(sid, path, lang, client=client) for path in paths] + skipped or [("info", t(lang, "no_files_given"))]
+        lines = [self._add(sid, path, lang, client=client) for path in paths] + skipped or [
+            ("info", t(lang, "no_files_given"))
+        ]
         return render_upload_log(lines), self.notes_html(sid, lang), self.remove_choices(sid, lang), None, sid
 
     def upload_live(self, files, sid, lang, request: gr.Request):
@@ -363,10 +391,19 @@ class StudyApp:
             # Nothing was searched: say so, not "not in this course's materials" (the API keeps the refusal).
             shown = format_reply(t(lang, "no_notes_to_search"), False, [], lang, self.docs_by_course, scope)
         history[-1] = {"role": "assistant", "content": shown}
-        turns.append(ChatTurn(
-            index=len(history) - 1, question=question, answer=final.answer, citations=tuple(answer_citations(final)),
-            course=course_id, scope=scope, refused=final.refused, mode=final.mode, notices=tuple(final.notices),
-        ))
+        turns.append(
+            ChatTurn(
+                index=len(history) - 1,
+                question=question,
+                answer=final.answer,
+                citations=tuple(answer_citations(final)),
+                course=course_id,
+                scope=scope,
+                refused=final.refused,
+                mode=final.mode,
+                notices=tuple(final.notices),
+            )
+        )
         yield list(history), gr.skip(), turns, final.to_json()
 
     def chat_in(self, history, turns, lang) -> list:
@@ -377,7 +414,9 @@ class StudyApp:
         for turn in turns or []:
             if isinstance(turn, ChatTurn) and 0 <= turn.index < len(history):
                 notices = [n.text(lang) for n in turn.notices if hasattr(n, "text")]
-                shown = format_reply(turn.answer, turn.refused, turn.citations, lang, self.docs_by_course, turn.scope, notices)
+                shown = format_reply(
+                    turn.answer, turn.refused, turn.citations, lang, self.docs_by_course, turn.scope, notices
+                )
                 history[turn.index] = {"role": "assistant", "content": shown}
         return history
 
@@ -413,9 +452,14 @@ class StudyApp:
         if data.liked is True or data.liked is False:
             vote = "up" if data.liked else "down"
             record = self.feedback.record_vote(
-                question=turn.question, answer=turn.answer, citations=list(turn.citations),
-                course_id=turn.course, vote=vote, scope=turn.scope or "both",
-                refused=turn.refused, mode=turn.mode,
+                question=turn.question,
+                answer=turn.answer,
+                citations=list(turn.citations),
+                course_id=turn.course,
+                vote=vote,
+                scope=turn.scope or "both",
+                refused=turn.refused,
+                mode=turn.mode,
                 feedback_id=turn.feedback["id"] if turn.feedback else None,
             )
             prompt = t(lang, "feedback_thanks_up" if vote == "up" else "feedback_thanks_down")
@@ -447,8 +491,14 @@ class StudyApp:
         if turn is None:
             return turns, gr.update(visible=False), None, "", gr.skip()
         record = turn.feedback or self.feedback.record_vote(
-            question=turn.question, answer=turn.answer, citations=list(turn.citations), course_id=turn.course,
-            vote="down", scope=turn.scope or "both", refused=turn.refused, mode=turn.mode,
+            question=turn.question,
+            answer=turn.answer,
+            citations=list(turn.citations),
+            course_id=turn.course,
+            vote="down",
+            scope=turn.scope or "both",
+            refused=turn.refused,
+            mode=turn.mode,
         )
         turns = replace_turn(turns, turn.rated(self.feedback.mark_wrong(record)))
         return turns, gr.update(visible=True), target, t(lang, "feedback_marked_wrong"), gr.skip()

@@ -98,7 +98,8 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
   border-radius: 6px; width: 2em; height: 2em; cursor: pointer; color: var(--body-text-color); }
 #cr-sp-meta .cr-loc { margin-right: 0.4em; }
 #cr-sp-note { font-size: 0.85em; color: var(--cr-subdued); }
-#cr-sp-body { flex: 1; min-height: 0; overflow: auto; overscroll-behavior: contain; line-height: 1.6; border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
+#cr-sp-body { flex: 1; min-height: 0; overflow: auto; overscroll-behavior: contain; line-height: 1.6;
+  border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
 #cr-sp-body .cr-para { margin: 0 0 0.6em 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 #cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
 #cr-sp-foot a { color: #3730a3; font-weight: 600; }

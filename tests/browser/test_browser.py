@@ -21,10 +21,33 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, TIMEOUT_MS, TOKEN, line_count, new_lines, open_app, screenshot, select_course, unlock
+from tests.browser_app import (
+    CHROMIUM,
+    TIMEOUT_MS,
+    TOKEN,
+    line_count,
+    new_lines,
+    open_app,
+    screenshot,
+    select_course,
+    unlock,
+)
 from tests.browser_support import (
-    DEJAVU, ask, axe_violations, bot_messages, choose_scope, citations, close_source, docx,
-    docx_with_equation_and_image, duplicate_ids, open_source, pdf, upload, wait_for_answer, wait_ready,
+    DEJAVU,
+    ask,
+    axe_violations,
+    bot_messages,
+    choose_scope,
+    citations,
+    close_source,
+    docx,
+    docx_with_equation_and_image,
+    duplicate_ids,
+    open_source,
+    pdf,
+    upload,
+    wait_for_answer,
+    wait_ready,
 )
 
 pytestmark = pytest.mark.slow
@@ -63,15 +86,21 @@ def test_each_sample_course_gives_a_cited_answer(page):
 
 
 def test_pdf_and_docx_uploads_are_cited_with_the_right_place_and_removed(page, tmp_path):
-    notes = pdf(tmp_path / "protocol_notes.pdf", [
-        "Study notes, page one. Arrays store elements contiguously in memory.",
-        "The quokka protocol requires exactly seventeen handshakes before a transfer starts.",
-        "Page three: linked lists trade random access for cheap insertion.",
-    ])
-    zebra = docx(tmp_path / "zebra_notes.docx", [
-        ("h1", "Zebra cache notes"),
-        ("p", "The zebra cache evicts the least recently striped entry when it holds 64 entries."),
-    ])
+    notes = pdf(
+        tmp_path / "protocol_notes.pdf",
+        [
+            "Study notes, page one. Arrays store elements contiguously in memory.",
+            "The quokka protocol requires exactly seventeen handshakes before a transfer starts.",
+            "Page three: linked lists trade random access for cheap insertion.",
+        ],
+    )
+    zebra = docx(
+        tmp_path / "zebra_notes.docx",
+        [
+            ("h1", "Zebra cache notes"),
+            ("p", "The zebra cache evicts the least recently striped entry when it holds 64 entries."),
+        ],
+    )
     log = upload(page, notes, zebra)
     assert "✓ protocol_notes.pdf" in log and "3 pages" in log and "✓ zebra_notes.docx" in log
     assert "protocol_notes.pdf" in page.inner_text("#cr-notes") and "zebra_notes.docx" in page.inner_text("#cr-notes")
@@ -251,7 +280,9 @@ def test_issue12_1_a_question_asked_while_a_file_is_indexing_says_so_and_is_no_c
     try:
         page.set_input_files("#cr-upload input[type=file]", [str(notes)])
         page.wait_for_selector("#cr-notes .cr-pending:has-text('alloy_notes.pdf')")
-        assert "indexing" in page.inner_text("#cr-notes .cr-pending") or "reading" in page.inner_text("#cr-notes .cr-pending")
+        assert "indexing" in page.inner_text("#cr-notes .cr-pending") or "reading" in page.inner_text(
+            "#cr-notes .cr-pending"
+        )
         question = "At what temperature does the wombatium alloy melt?"
         answer = ask(page, question)
         shown = answer.inner_text()
@@ -266,7 +297,9 @@ def test_issue12_1_a_question_asked_while_a_file_is_indexing_says_so_and_is_no_c
     assert any(c["file"] == "alloy_notes.pdf" for c in citations(answer)) and "1234" in answer.inner_text()
 
 
-def test_issue12_2_a_rebuild_asks_first_and_learners_keep_being_answered_until_it_switches(browser, page, server, instructor):
+def test_issue12_2_a_rebuild_asks_first_and_learners_keep_being_answered_until_it_switches(
+    browser, page, server, instructor
+):
     refused_log = server.data / "refused_questions.jsonl"
     unlock(page)
     page.click("#cr-rebuild")
@@ -345,10 +378,13 @@ def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(
     assert view.status == 200 and "LH-1" in view.text() and 'class="line hl"' in view.text()
 
     # An upload: the passage opens the same way, with no link (the file is not kept).
-    notes = docx(tmp_path / "axolotl_notes.docx", [
-        ("h1", "Axolotl sorting"),
-        ("p", "Axolotl sort swaps neighbours until the gills line up. It runs in quadratic time."),
-    ])
+    notes = docx(
+        tmp_path / "axolotl_notes.docx",
+        [
+            ("h1", "Axolotl sorting"),
+            ("p", "Axolotl sort swaps neighbours until the gills line up. It runs in quadratic time."),
+        ],
+    )
     upload(page, notes)
     answer = ask(page, "How does axolotl sort work?")
     mine = next(c for c in citations(answer) if c["file"] == "axolotl_notes.docx")
@@ -362,7 +398,11 @@ def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(
     base = page.url + "course-file/"
     gbk = page.request.get(base + "ds2010/%E9%80%9A%E7%9F%A5_gbk.txt?lines=1-3")
     assert gbk.status == 200 and "期中考试" in gbk.text() and "charset=utf-8" in gbk.headers["content-type"]
-    heading = page.request.get(base + "csc3100/syllabus.md?heading=" + "CSC3100%20Data%20Structures%20%E2%80%94%20Syllabus%20%28Fall%202026%29%20%3E%20Late%20policy")
+    heading = page.request.get(
+        base
+        + "csc3100/syllabus.md?heading="
+        + "CSC3100%20Data%20Structures%20%E2%80%94%20Syllabus%20%28Fall%202026%29%20%3E%20Late%20policy"
+    )
     assert heading.status == 200 and 'class="line hl"' in heading.text()
     notebook = page.request.get(base + "csc3100/notebooks/sorting_lab.ipynb?cell=2")
     assert notebook.status == 200 and 'id="cell-2"' in notebook.text()
@@ -413,7 +453,9 @@ def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, 
         select_course(page, "DS2010 数据科学导论")
         answer = ask(page, "岭回归和 Lasso 有什么区别？")
         locators = [c["locator"] for c in citations(answer)]
-        assert locators and not any(re.match(r"(page|slide|lines?|cells?|paragraphs?) \d", loc) for loc in locators), locators
+        assert locators and not any(re.match(r"(page|slide|lines?|cells?|paragraphs?) \d", loc) for loc in locators), (
+            locators
+        )
         answer = ask(page, "线性回归的损失函数是什么？")
         pages = [c["locator"] for c in citations(answer) if c["file"].endswith(".pdf")]
         assert pages and all(re.fullmatch(r"第 \d+ 页", loc) for loc in pages), citations(answer)
@@ -425,7 +467,14 @@ def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, 
         page.wait_for_selector("#cr-instr-status:has-text('已解锁')")
         page.wait_for_selector("#cr-stats:has-text('已索引')")
         panel = page.inner_text("#cr-instr-panel")
-        for english in ("Unlocked", "passages indexed", "Store in use", "times cited", "Index statistics", "Update index"):
+        for english in (
+            "Unlocked",
+            "passages indexed",
+            "Store in use",
+            "times cited",
+            "Index statistics",
+            "Update index",
+        ):
             assert english not in panel and english not in page.inner_text("#cr-instr-status"), english
         assert "文件" in page.inner_text("#cr-files-table") and "段落" in page.inner_text("#cr-files-table")
         page.click("#cr-build")
@@ -439,7 +488,9 @@ def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, 
         context.close()
 
 
-def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_resolvable(page, server, tmp_path, instructor):
+def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_resolvable(
+    page, server, tmp_path, instructor
+):
     from courserag.instructor.feedback import FeedbackLog
 
     log = FeedbackLog(server.data)
@@ -530,11 +581,15 @@ def test_issue12_8_a_reload_keeps_the_conversation_and_notes_or_says_they_were_c
         upload(page, notes)
         [sid] = set(sessions._pools) - before
         ask(page, "How often does the dingo scheduler run?")
-        page.wait_for_function("document.querySelector('#cr-saved textarea, #cr-saved input')?.value === '1 turns, 1 files'")
+        page.wait_for_function(
+            "document.querySelector('#cr-saved textarea, #cr-saved input')?.value === '1 turns, 1 files'"
+        )
         page.reload()
         page.wait_for_selector("#cr-session-note:has-text('Welcome back')")
         assert "How often does the dingo scheduler run?" in page.inner_text("#cr-chat")
-        assert "dingo_notes.md" in page.inner_text("#cr-notes") and [f.name for f in server.engine.uploads(sid)] == ["dingo_notes.md"]
+        assert "dingo_notes.md" in page.inner_text("#cr-notes") and [f.name for f in server.engine.uploads(sid)] == [
+            "dingo_notes.md"
+        ]
         answer = bot_messages(page).last
         assert citations(answer) and "11 minutes" in answer.inner_text()
         answer = ask(page, "And what does the dingo scheduler do every 11 minutes?")  # the session still works
@@ -576,10 +631,14 @@ def test_issue12_8_dropped_equations_and_images_are_named(page, tmp_path):
     assert "1 equation could not be read" in log and "1 image was left out" in log
 
 
-def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(browser, page, server, instructor, tmp_path):
+def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(
+    browser, page, server, instructor, tmp_path
+):
     unlock(page)
     addition = tmp_path / "week09_tries.md"
-    addition.write_text("# Week 9: Tries\n\nA trie stores the quagga dictionary with one node per letter.\n", encoding="utf-8")
+    addition.write_text(
+        "# Week 9: Tries\n\nA trie stores the quagga dictionary with one node per letter.\n", encoding="utf-8"
+    )
     page.set_input_files("#cr-instr-upload input[type=file]", [str(addition)])
     page.wait_for_selector("#cr-build-summary:has-text('week09_tries.md was added')")
     assert "1 indexed" in page.inner_text("#cr-build-summary")
@@ -596,7 +655,9 @@ def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(bro
     page.fill("#cr-course-name input, #cr-course-name textarea", "CSC3100 Data Structures and Algorithms")
     page.click("#cr-course-save")
     page.wait_for_selector("#cr-details-note:has-text('Saved')")
-    assert "CSC3100 Data Structures and Algorithms" in (server.root / "course_directory.yaml").read_text(encoding="utf-8")
+    assert "CSC3100 Data Structures and Algorithms" in (server.root / "course_directory.yaml").read_text(
+        encoding="utf-8"
+    )
     learner_ctx, learner = open_app(browser, server)
     try:
         learner.wait_for_selector("#cr-course-card:has-text('CSC3100 Data Structures and Algorithms')")
@@ -606,7 +667,9 @@ def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(bro
         learner_ctx.close()
     page.fill("#cr-course-name input, #cr-course-name textarea", "CSC3100 Data Structures")
     page.click("#cr-course-save")
-    page.wait_for_function("document.querySelector('#cr-course-name input, #cr-course-name textarea').value === 'CSC3100 Data Structures'")
+    page.wait_for_function(
+        "document.querySelector('#cr-course-name input, #cr-course-name textarea').value === 'CSC3100 Data Structures'"
+    )
     screenshot(page, "instructor_workspace.png")
 
     page.click("#cr-file-pick input")

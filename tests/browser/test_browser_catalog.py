@@ -8,23 +8,36 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import ask, citations
 from tests.browser.test_browser import CHROMIUM, browser, open_app, screenshot, server  # noqa: F401  (fixtures)
+from tests.browser_support import ask, citations
 
 pytestmark = pytest.mark.slow
 
 WORDS = {
-    "en-US": {"tab": "Catalog", "year1": "Year 1", "credits": "credits", "selected": "Selected for the chat",
-              "none": "no workspace", "program": "BSc Data Science"},
-    "zh-CN": {"tab": "课程目录", "year1": "第一学年", "credits": "学分", "selected": "已选为聊天课程",
-              "none": "没有学习空间", "program": "数据科学理学学士"},
+    "en-US": {
+        "tab": "Catalog",
+        "year1": "Year 1",
+        "credits": "credits",
+        "selected": "Selected for the chat",
+        "none": "no workspace",
+        "program": "BSc Data Science",
+    },
+    "zh-CN": {
+        "tab": "课程目录",
+        "year1": "第一学年",
+        "credits": "学分",
+        "selected": "已选为聊天课程",
+        "none": "没有学习空间",
+        "program": "数据科学理学学士",
+    },
 }
 
 
 def _open_catalog(page, words):
     page.get_by_role("tab", name=words["tab"]).click()
     page.wait_for_function(
-        "(text) => (document.querySelector('#cr-roadmap')?.innerText || '').includes(text)", arg=words["year1"])
+        "(text) => (document.querySelector('#cr-roadmap')?.innerText || '').includes(text)", arg=words["year1"]
+    )
 
 
 def _choose_program(page, name):
@@ -36,7 +49,8 @@ def _choose_program(page, name):
 def _fits(page) -> bool:
     return page.evaluate(
         "() => { const r = document.querySelector('#cr-roadmap');"
-        " return document.documentElement.scrollWidth <= window.innerWidth + 1 && r.scrollWidth <= r.clientWidth + 1; }")
+        " return document.documentElement.scrollWidth <= window.innerWidth + 1 && r.scrollWidth <= r.clientWidth + 1; }"
+    )
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
@@ -57,14 +71,17 @@ def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat
         assert _fits(page), "the roadmap is wider than the screen"
         ds2010.click()
         page.wait_for_function(
-            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["selected"])
+            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)",
+            arg=words["selected"],
+        )
         card = page.locator("#cr-catalog-card").inner_text()
         assert "DS2010" in card and "理学楼 305" in card
         page.wait_for_function("() => (document.querySelector('#cr-course input')?.value || '').includes('DS2010')")
         # A course with no workspace opens its card and leaves the chat's course alone.
         roadmap.locator('.cr-road-course[data-code="MAT1001"]').click()
         page.wait_for_function(
-            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["none"])
+            "(text) => (document.querySelector('#cr-catalog-card')?.innerText || '').includes(text)", arg=words["none"]
+        )
         assert "DS2010" in page.locator("#cr-course input").input_value()
         assert _fits(page)
         screenshot(page, f"catalog_{width}_{locale[:2]}.png")

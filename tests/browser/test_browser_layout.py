@@ -102,7 +102,9 @@ def test_issue21_1_the_sidebar_opens_in_view_and_the_course_in_use_is_always_sho
     try:
         screen = viewport(page)
         if width >= NARROW:
-            assert not page.locator("#cr-sidebar-toggle").is_visible() and not page.locator("#cr-course-chip").is_visible()
+            assert (
+                not page.locator("#cr-sidebar-toggle").is_visible() and not page.locator("#cr-course-chip").is_visible()
+            )
             assert_inside(box(page, "#cr-course"), screen, "course picker")
             select_course(page, "DS2010 数据科学导论")
             assert "DS2010" in page.locator("#cr-course input").input_value()

@@ -53,7 +53,6 @@ def test_crash_before_manifest_swap_keeps_previous_index(tmp_path, monkeypatch):
     assert fresh.lexical_search("c1", ["first"], 5)[0].chunk.text == "first version"
 
 
-
 def test_disk_full_gives_clear_error_and_keeps_index(tmp_path, monkeypatch):
     store = LocalCourseStore(tmp_path)
     store.replace_file("c1", "a.md", "h1", chunks("c1", "a.md", ["kept"]), vectors(1))
@@ -149,7 +148,10 @@ def test_a_local_rebuild_serves_the_previous_version_whole_until_it_is_committed
     chunk = Chunk.make("the new text", "a.md", "lines 1-1", "course", course_id="c1")
     stage.put("a.md", "new-hash", [chunk], np.eye(8, dtype=np.float32)[3:4])
     # Killed here: nothing of the new generation is visible, the old one answers whole.
-    assert {s: r.file_hash for s, r in LocalCourseStore(tmp_path, 8).files("c1").items()} == {"a.md": "hash-a.md", "b.md": "hash-b.md"}
+    assert {s: r.file_hash for s, r in LocalCourseStore(tmp_path, 8).files("c1").items()} == {
+        "a.md": "hash-a.md",
+        "b.md": "hash-b.md",
+    }
     assert LocalCourseStore(tmp_path, 8).count("c1") == 2
     stage.abort()
     assert len(list((tmp_path / "c1" / "segments").glob("*.npz"))) == 2

@@ -13,9 +13,9 @@ from typing import Callable
 import numpy as np
 import pytest
 
+from courserag.lang.textnorm import word_tokens
 from courserag.records import Chunk
 from courserag.stores.base import CourseStore, FileRecord, StoreHealth
-from courserag.lang.textnorm import word_tokens
 from tests.weaviate_server import start_server
 
 DIM = 384
@@ -224,7 +224,9 @@ def test_sentence_vectors_score_only_the_asked_chunks_of_the_course_and_follow_t
     chunks = chunks_for("c1", "a.pdf", texts, "h1")
     ids = [c.id for c in chunks]
     sentence_vectors = unit_vectors(4, 6)
-    store.replace_file("c1", "a.pdf", "h1", chunks, unit_vectors(3, 5), SentenceVectors.of([0, 0, 1, 1], sentence_vectors, DIM))
+    store.replace_file(
+        "c1", "a.pdf", "h1", chunks, unit_vectors(3, 5), SentenceVectors.of([0, 0, 1, 1], sentence_vectors, DIM)
+    )
     query = sentence_vectors[3]
     best = backend.reopen().best_sentences("c1", ids + ["no-such-chunk"], query)
     expected = {ids[0]: float(max(sentence_vectors[:2] @ query)), ids[1]: 1.0}  # the third has no sentences
@@ -232,7 +234,9 @@ def test_sentence_vectors_score_only_the_asked_chunks_of_the_course_and_follow_t
     assert store.best_sentences("c1", ids[:1], query) == pytest.approx({ids[0]: expected[ids[0]]}, abs=2e-3)
     assert store.best_sentences("c2", ids, query) == {}
     # A new version of the file without the second chunk: its sentences go with it.
-    store.replace_file("c1", "a.pdf", "h2", chunks[:1], unit_vectors(1, 5), SentenceVectors.of([0, 0], sentence_vectors[:2], DIM))
+    store.replace_file(
+        "c1", "a.pdf", "h2", chunks[:1], unit_vectors(1, 5), SentenceVectors.of([0, 0], sentence_vectors[:2], DIM)
+    )
     assert set(store.best_sentences("c1", ids, query)) == {ids[0]}
     store.delete_file("c1", "a.pdf")
     assert store.best_sentences("c1", ids, query) == {}

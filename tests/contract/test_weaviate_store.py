@@ -16,15 +16,15 @@ import pytest
 import weaviate
 from weaviate.util import generate_uuid5
 
-from courserag.errors import ConfigError, StoreUnavailableError
-from courserag.retrieval.bm25 import BM25Index
-from courserag.records import Chunk
 from courserag.config.settings import Settings
+from courserag.errors import ConfigError, StoreUnavailableError
+from courserag.lang.textnorm import word_tokens
+from courserag.records import Chunk
+from courserag.retrieval.bm25 import BM25Index
 from courserag.stores.base import CourseStore, FileRecord
 from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore, collection_schema, parse_endpoint
 from courserag.stores.weaviate import batch as weaviate_batch
 from courserag.stores.weaviate import store as weaviate_store
-from courserag.lang.textnorm import word_tokens
 from tests.app_helpers import free_port
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: F401
 
@@ -112,8 +112,18 @@ def test_creates_the_collection_with_its_properties(store, server):
     finally:
         client.close()
     props = {p.name: p for p in config.properties}
-    assert {"text", "lexical", "course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id", "origin",
-            "index_format"} <= set(props)
+    assert {
+        "text",
+        "lexical",
+        "course_id",
+        "source_file",
+        "locator",
+        "doc_type",
+        "content_hash",
+        "chunk_id",
+        "origin",
+        "index_format",
+    } <= set(props)
     assert {p.name for p in sentences.properties} == {"course_id", "source_file", "chunk_id"}
     assert all(p.index_filterable for p in sentences.properties)
     assert props["lexical"].tokenization.value == "whitespace" and props["lexical"].index_searchable
@@ -246,7 +256,13 @@ def test_a_search_never_returns_another_courses_chunks(store):
     vectors = unit_vectors(len(TEXTS), 7)
     store.replace_file("csc3100", "a.pdf", "hash-1", make_chunks("csc3100", "a.pdf", TEXTS), vectors)
     store.replace_file("mat2040", "a.pdf", "hash-1", make_chunks("mat2040", "a.pdf", TEXTS), vectors)
-    store.replace_file("mat2040", "only.pdf", "hash-2", make_chunks("mat2040", "only.pdf", ["eigenvalues of matrices"]), unit_vectors(1, 8))
+    store.replace_file(
+        "mat2040",
+        "only.pdf",
+        "hash-2",
+        make_chunks("mat2040", "only.pdf", ["eigenvalues of matrices"]),
+        unit_vectors(1, 8),
+    )
     for course in ("csc3100", "mat2040"):
         hits = (
             store.vector_search(course, vectors[1], 20)
@@ -286,7 +302,9 @@ def test_replacing_with_the_same_content_keeps_the_counts(store, server):
 
 def test_files_report_hash_and_count_per_file(store):
     store.replace_file("csc3100", "a.pdf", "ha", make_chunks("csc3100", "a.pdf", TEXTS[:4], "ha"), unit_vectors(4, 13))
-    store.replace_file("csc3100", "dir/b.md", "hb", make_chunks("csc3100", "dir/b.md", TEXTS[4:], "hb"), unit_vectors(2, 14))
+    store.replace_file(
+        "csc3100", "dir/b.md", "hb", make_chunks("csc3100", "dir/b.md", TEXTS[4:], "hb"), unit_vectors(2, 14)
+    )
     assert store.files("csc3100") == {
         "a.pdf": FileRecord("a.pdf", "ha", 4),
         "dir/b.md": FileRecord("dir/b.md", "hb", 2),
@@ -301,7 +319,12 @@ def test_delete_file_and_delete_course(weaviate_server_factory, monkeypatch):  #
     monkeypatch.setattr(weaviate_store, "PAGE", 4)
     store = WeaviateCourseStore(config_for(server), embedder_dim=DIM)
     many = [f"chunk number {i}" for i in range(10)]
-    for course, source, seed in (("csc3100", "a.pdf", 15), ("csc3100", "b.pdf", 16), ("csc3100", "c.pdf", 17), ("mat2040", "a.pdf", 18)):
+    for course, source, seed in (
+        ("csc3100", "a.pdf", 15),
+        ("csc3100", "b.pdf", 16),
+        ("csc3100", "c.pdf", 17),
+        ("mat2040", "a.pdf", 18),
+    ):
         store.replace_file(course, source, "h", make_chunks(course, source, many), unit_vectors(10, seed))
     store.replace_file("csc3100", "a.pdf", "h2", make_chunks("csc3100", "a.pdf", many[:9], "h2"), unit_vectors(9, 19))
     assert store.files("csc3100")["a.pdf"] == FileRecord("a.pdf", "h2", 9)
@@ -318,7 +341,9 @@ def test_rejected_chunks_raise_naming_the_file_and_keep_the_old_version(store, s
     store.replace_file("csc3100", "a.pdf", "v1", make_chunks("csc3100", "a.pdf", TEXTS[:3], "v1"), unit_vectors(3, 18))
     server.db.inject_batch_errors("invalid text property 'text' on class 'CourseChunks': not a string")
     with pytest.raises(StoreUnavailableError, match=r"rejected 2 of 2 chunks of 'a\.pdf'"):
-        store.replace_file("csc3100", "a.pdf", "v2", make_chunks("csc3100", "a.pdf", ["new one", "new two"], "v2"), unit_vectors(2, 19))
+        store.replace_file(
+            "csc3100", "a.pdf", "v2", make_chunks("csc3100", "a.pdf", ["new one", "new two"], "v2"), unit_vectors(2, 19)
+        )
     assert store.files("csc3100") == {"a.pdf": FileRecord("a.pdf", "v1", 3)}
 
 
@@ -407,7 +432,10 @@ def test_the_right_api_key_works(weaviate_server_factory, monkeypatch):  # noqa:
 
 @pytest.mark.parametrize("given", ["wrong-key-S3CRET-value", None])
 def test_a_wrong_or_missing_api_key_is_a_clear_error_that_never_shows_the_key(
-    weaviate_server_factory, monkeypatch, caplog, given  # noqa: F811
+    weaviate_server_factory,  # noqa: F811 - the fixture imported above
+    monkeypatch,
+    caplog,
+    given,  # noqa: F811
 ):
     caplog.set_level(logging.DEBUG)
     server = weaviate_server_factory(api_key="right-key-123")
@@ -420,7 +448,9 @@ def test_a_wrong_or_missing_api_key_is_a_clear_error_that_never_shows_the_key(
     assert server.url in message and "401" in message and KEY_VAR in message
     health = store.health()
     assert not health.ok and KEY_VAR in health.detail
-    shown = "".join(traceback.format_exception(info.value)) + repr(info.value) + caplog.text + health.detail + repr(store)
+    shown = (
+        "".join(traceback.format_exception(info.value)) + repr(info.value) + caplog.text + health.detail + repr(store)
+    )
     assert "right-key-123" not in shown
     if given:
         assert given not in shown
@@ -446,15 +476,42 @@ def test_the_key_is_masked_even_if_the_server_echoes_it(weaviate_server_factory,
     [
         ("http://localhost:8080", None, ("localhost", 8080, False, "localhost", 50051, False, False)),
         ("http://weaviate:8080", "weaviate:50052", ("weaviate", 8080, False, "weaviate", 50052, False, False)),
-        ("https://db.example.org", "grpcs://grpc.example.org", ("db.example.org", 443, True, "grpc.example.org", 443, True, False)),
-        ("https://abc123.c0.europe-west3.gcp.weaviate.cloud", None,
-         ("abc123.c0.europe-west3.gcp.weaviate.cloud", 443, True, "grpc-abc123.c0.europe-west3.gcp.weaviate.cloud", 443, True, True)),
-        ("abc.weaviate.network", None, ("abc.weaviate.network", 443, True, "grpc-abc.weaviate.network", 443, True, True)),
+        (
+            "https://db.example.org",
+            "grpcs://grpc.example.org",
+            ("db.example.org", 443, True, "grpc.example.org", 443, True, False),
+        ),
+        (
+            "https://abc123.c0.europe-west3.gcp.weaviate.cloud",
+            None,
+            (
+                "abc123.c0.europe-west3.gcp.weaviate.cloud",
+                443,
+                True,
+                "grpc-abc123.c0.europe-west3.gcp.weaviate.cloud",
+                443,
+                True,
+                True,
+            ),
+        ),
+        (
+            "abc.weaviate.network",
+            None,
+            ("abc.weaviate.network", 443, True, "grpc-abc.weaviate.network", 443, True, True),
+        ),
     ],
 )
 def test_parse_endpoint(url, grpc_url, expected):
     ep = parse_endpoint(url, grpc_url)
-    assert (ep.http_host, ep.http_port, ep.http_secure, ep.grpc_host, ep.grpc_port, ep.grpc_secure, ep.cloud) == expected
+    assert (
+        ep.http_host,
+        ep.http_port,
+        ep.http_secure,
+        ep.grpc_host,
+        ep.grpc_port,
+        ep.grpc_secure,
+        ep.cloud,
+    ) == expected
 
 
 @pytest.mark.parametrize("url", ["ftp://x:1", "http://", "http://host:notaport"])

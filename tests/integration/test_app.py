@@ -20,13 +20,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app_helpers import dependencies, queue_call, free_port
+from tests.app_helpers import dependencies, free_port, queue_call
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "instr-" + uuid.uuid4().hex
 LATE_POLICY = "What is the late policy for homework?"
-
-
 
 
 def wait_for_http(url: str, proc: subprocess.Popen | None, log_path: Path | None, timeout: float = 240.0) -> None:
@@ -57,15 +55,23 @@ def app_url(app_data, tmp_path_factory):
     port = free_port()
     log_path = tmp_path_factory.mktemp("app-log") / "app.log"
     env = {
-        key: value for key, value in os.environ.items()
+        key: value
+        for key, value in os.environ.items()
         if key not in {"WEAVIATE_URL", "LLM_BASE_URL", "LLM_API_KEY", "COURSE_DIRECTORY", "SPACE_ID"}
     }
     env.update(
-        DATA_DIR=str(app_data), PORT=str(port), HOST="127.0.0.1", INSTRUCTOR_TOKEN=TOKEN,
-        GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+        DATA_DIR=str(app_data),
+        PORT=str(port),
+        HOST="127.0.0.1",
+        INSTRUCTOR_TOKEN=TOKEN,
+        GRADIO_ANALYTICS_ENABLED="False",
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
     )
     with log_path.open("wb") as log:
-        proc = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_for_http(url, proc, log_path)
@@ -120,14 +126,18 @@ def test_uploads_through_the_api_stay_in_their_session(app_url, tmp_path):
     from gradio_client import handle_file
 
     note = tmp_path / "capybara_notes.md"
-    note.write_text("# Capybara hashing\n\nThe capybara table resizes when it holds 37 keys per slot.\n", encoding="utf-8")
+    note.write_text(
+        "# Capybara hashing\n\nThe capybara table resizes when it holds 37 keys per slot.\n", encoding="utf-8"
+    )
     log_html, notes_html, choices, cleared = owner.predict([handle_file(str(note))], api_name="/upload")
     assert "✓ capybara_notes.md" in log_html and "capybara_notes.md" in notes_html and cleared is None
     assert [f["name"] for f in owner.predict(api_name="/list_uploads")] == ["capybara_notes.md"]
 
     _, _, mine = ask(owner, "When does the capybara table resize?", scope="notes")
     assert mine["refused"] is False
-    assert {c["origin"] for c in mine["citations"]} == {"upload"} and mine["citations"][0]["source"] == "capybara_notes.md"
+    assert {c["origin"] for c in mine["citations"]} == {"upload"} and mine["citations"][0][
+        "source"
+    ] == "capybara_notes.md"
 
     assert stranger.predict(api_name="/list_uploads") == []
     _, _, theirs = ask(stranger, "When does the capybara table resize?", scope="both")
@@ -220,7 +230,9 @@ def test_instructor_handlers_recheck_the_token_on_every_call(app_url):
     outputs = [
         queue_call(app_url, unlock, [TOKEN, "csc3100", "en"])["output"]["data"],
         queue_call(app_url, build, [TOKEN, "csc3100", False, "en"])["output"]["data"],
-        queue_call(app_url, batch, [TOKEN, "csc3100", LATE_POLICY + "\nWhat is the capital of Atlantis?", "en"])["output"]["data"],
+        queue_call(app_url, batch, [TOKEN, "csc3100", LATE_POLICY + "\nWhat is the capital of Atlantis?", "en"])[
+            "output"
+        ]["data"],
     ]
     unlocked, built, batched = outputs
     assert unlocked[1]["visible"] is True and "syllabus.md" in json.dumps(unlocked[3])
@@ -238,19 +250,39 @@ def test_citation_block_escapes_text_and_links_course_pdfs_at_the_page():
     from courserag.ui import render_citations
 
     docs = {"csc3100": PROJECT_ROOT / "courses" / "csc3100"}
-    html_block = render_citations([
-        {"n": 1, "source": "lectures/week03_hashing.pdf", "locator": "page 4", "origin": "course", "course_id": "csc3100",
-         "text": "Load factor <script>alert(1)</script>\n\nrehash"},
-        {"n": 2, "source": "mine.pdf", "locator": "page 2", "origin": "upload", "course_id": None, "text": "x < y"},
-        {"n": 3, "source": "../../app.py", "locator": "lines 1-5", "origin": "course", "course_id": "csc3100", "text": "t"},
-    ], "en", docs)
+    html_block = render_citations(
+        [
+            {
+                "n": 1,
+                "source": "lectures/week03_hashing.pdf",
+                "locator": "page 4",
+                "origin": "course",
+                "course_id": "csc3100",
+                "text": "Load factor <script>alert(1)</script>\n\nrehash",
+            },
+            {"n": 2, "source": "mine.pdf", "locator": "page 2", "origin": "upload", "course_id": None, "text": "x < y"},
+            {
+                "n": 3,
+                "source": "../../app.py",
+                "locator": "lines 1-5",
+                "origin": "course",
+                "course_id": "csc3100",
+                "text": "t",
+            },
+        ],
+        "en",
+        docs,
+    )
     assert "<script>" not in html_block and "&lt;script&gt;" in html_block
     assert "\n" not in html_block  # one Markdown HTML block
     assert "week03_hashing.pdf#page=4" in html_block and "course-file/csc3100/" in html_block
     assert html_block.count("<a ") == 1  # no link for the upload nor for a path outside the course
     assert "your notes" in html_block and "course material" in html_block
-    zh = render_citations([{"n": 1, "source": "课程大纲.md", "locator": "考核", "origin": "course", "course_id": "ds2010", "text": "t"}],
-                          "zh", {"ds2010": PROJECT_ROOT / "courses" / "ds2010"})
+    zh = render_citations(
+        [{"n": 1, "source": "课程大纲.md", "locator": "考核", "origin": "course", "course_id": "ds2010", "text": "t"}],
+        "zh",
+        {"ds2010": PROJECT_ROOT / "courses" / "ds2010"},
+    )
     assert "课程资料" in zh and "%E8%AF%BE" in zh  # Chinese path is URL-encoded
 
 
@@ -295,9 +327,16 @@ def test_llm_answers_stream_into_the_chat_then_get_their_sources(study_app):
 
     study_app.engine.answerer = StreamingLLM()
     updates = _chat_updates(study_app, LATE_POLICY)
-    texts = [message_text(update[0][-1]) if isinstance(update[0][-1]["content"], list) else update[0][-1]["content"] for update in updates]
+    texts = [
+        message_text(update[0][-1]) if isinstance(update[0][-1]["content"], list) else update[0][-1]["content"]
+        for update in updates
+    ]
     assert texts[0] == "*Searching the materials …*"
-    assert [visible(text) for text in texts[1:4]] == ["The late", "The late policy costs", "The late policy costs 10% per day [1]."]
+    assert [visible(text) for text in texts[1:4]] == [
+        "The late",
+        "The late policy costs",
+        "The late policy costs 10% per day [1].",
+    ]
     assert visible(texts[-1]).startswith("The late policy costs 10% per day [1].") and 'class="cr-sources"' in texts[-1]
     assert updates[-1][3]["mode"] == "llm" and updates[-1][3]["citations"]
 
@@ -322,6 +361,7 @@ def test_warnings_are_shown_with_the_answer(study_app):
         def __getattr__(self, attr):
             def fail(*args, **kwargs):
                 raise StoreUnavailableError("connection refused")
+
             return fail
 
     study_app.engine.answerer = None
@@ -358,16 +398,25 @@ def test_upload_result_lines_in_both_languages():
     from courserag.engine.facade import UploadResult
     from courserag.ui import render_upload_log, upload_line
 
-    assert upload_line(UploadResult("notes.pdf", True, 3, 3, "pdf"), "en") == ("ok", "✓ notes.pdf: 3 pages read, 3 passages added")
+    assert upload_line(UploadResult("notes.pdf", True, 3, 3, "pdf"), "en") == (
+        "ok",
+        "✓ notes.pdf: 3 pages read, 3 passages added",
+    )
     assert upload_line(UploadResult("a.py", True, 1, 1, "py"), "en") == ("ok", "✓ a.py: 1 line read, 1 passage added")
-    assert upload_line(UploadResult("s.pptx", True, 2, 4, "pptx"), "zh") == ("ok", "✓ s.pptx：读取 4 张幻灯片，新增 2 个段落")
+    assert upload_line(UploadResult("s.pptx", True, 2, 4, "pptx"), "zh") == (
+        "ok",
+        "✓ s.pptx：读取 4 张幻灯片，新增 2 个段落",
+    )
     assert "already uploaded" in upload_line(UploadResult("n.md", True, 0, 2, "md", duplicate=True), "en")[1]
     from courserag.errors import CorruptFileError
 
     failure = CorruptFileError("bad.pdf", "no_text_extracted").notice
     kind, text = upload_line(UploadResult("bad.pdf", False, failure=failure), "zh")
     assert kind == "fail" and text == "✗ bad.pdf：无法从该文件中提取任何文字"
-    assert render_upload_log([("fail", "✗ <b>x</b>.pdf")]) == '<div class="cr-log"><div class="cr-fail">✗ &lt;b&gt;x&lt;/b&gt;.pdf</div></div>'
+    assert (
+        render_upload_log([("fail", "✗ <b>x</b>.pdf")])
+        == '<div class="cr-log"><div class="cr-fail">✗ &lt;b&gt;x&lt;/b&gt;.pdf</div></div>'
+    )
 
 
 # -- the port (issue 12, point 8) ------------------------------------------------------------
@@ -383,7 +432,9 @@ def test_a_busy_port_is_one_clean_line_naming_port(variable):
         port = busy.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if k not in {"PORT", "GRADIO_SERVER_PORT", "SPACE_ID", "DATA_DIR"}}
         env.update({variable: str(port), "HOST": "127.0.0.1", "HF_HUB_OFFLINE": "1"})
-        done = subprocess.run([sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and len(lines) == 1, done.stderr

@@ -53,8 +53,18 @@ def test_retrieval_reports_every_figure_at_every_size(results):
         assert _is_number(entry["p95_over_median"])
         assert entry["llamaindex_build_ms"] > 0
         assert entry["machine_load"]["before"]["calibration_ms"] > 0
-        assert {"embed_question", "course_vector_search", "course_bm25_search", "session_vector_search",
-                "session_bm25_search", "merge", "rerank", "pack", "other", "sources_packed"} <= set(entry["stages"])
+        assert {
+            "embed_question",
+            "course_vector_search",
+            "course_bm25_search",
+            "session_vector_search",
+            "session_bm25_search",
+            "merge",
+            "rerank",
+            "pack",
+            "other",
+            "sources_packed",
+        } <= set(entry["stages"])
 
 
 def test_cached_pool_never_rebuilds_while_the_reference_rebuilds_every_query(results):
@@ -65,8 +75,14 @@ def test_cached_pool_never_rebuilds_while_the_reference_rebuilds_every_query(res
         assert entry["cached_extends_per_query"] == 0
         assert entry["reference_rebuilds_per_query"] == 1
         assert entry["index_rebuilds_per_query"] == 1
-        for name in ("vector_cached", "vector_rebuild_faiss", "pool_stage_cached", "pool_stage_rebuild_index",
-                     "retrieve_cached", "retrieve_rebuild_faiss"):
+        for name in (
+            "vector_cached",
+            "vector_rebuild_faiss",
+            "pool_stage_cached",
+            "pool_stage_rebuild_index",
+            "retrieve_cached",
+            "retrieve_rebuild_faiss",
+        ):
             _stats_ok(entry["stats"][name], 3)
         for name in ("speedup_vector_path", "speedup_pool_stage", "speedup_retrieve"):
             assert _is_number(entry[name])
@@ -114,7 +130,11 @@ def test_table_targets_and_json_render(results):
     from bench.run import format_table
 
     text = format_table(results)
-    assert "retrieve, 600 chunks (+500 session) [calibration" in text and "LlamaIndex" in text and "rebuild pool index per query" in text
+    assert (
+        "retrieve, 600 chunks (+500 session) [calibration" in text
+        and "LlamaIndex" in text
+        and "rebuild pool index per query" in text
+    )
     assert "upload pdf_2_pages" in text and "incremental re-run, 40 files" in text and "RSS per session" in text
     names = [t["target"] for t in results["targets"]]
     assert any("LlamaIndex" in n for n in names) and any("rebuild" in n for n in names)
@@ -126,7 +146,10 @@ def test_table_targets_and_json_render(results):
 def test_variants_and_derived_vectors_are_distinct_and_unit_length():
     import numpy as np
 
-    text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+    text = (
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty"
+    )
     variants = {data.variant_text(text, v) for v in range(5)}
     assert len(variants) == 5 and data.variant_text(text, 0) == text
     assert len({data.variant_text("第一句。第二句。第三句。", v) for v in range(1, 4)}) == 3
@@ -139,7 +162,6 @@ def test_variants_and_derived_vectors_are_distinct_and_unit_length():
 def test_onnx_backends_give_the_torch_vectors(tmp_path):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    import numpy as np
 
     from courserag.embedders import get_embedder
     from courserag.embedders.onnx import OnnxEmbedder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.answers import SETS, Row, markdown, parse_answer_eval, row_of_course_qa, main
+from bench.answers import SETS, Row, main, markdown, parse_answer_eval, row_of_course_qa
 
 PRINTOUT = """# answerable       n= 300 correct=0.710 evidence=0.820 top_chunk=0.600 false_refuse=0.150
 # build 3s, ask 60s for 300 questions (200 ms each, model loading included), the CLI's own total per question: median 123 ms, p95 177 ms
@@ -21,8 +21,22 @@ syllabusqa_dev course n=300 correct=0.490 evidence=0.810 top_chunk=0.510 false_r
 @pytest.mark.parametrize(
     "text, expected",
     [
-        (PRINTOUT, dict(name="squad_v1_dev", scope="course", n=300, correct=0.71, evidence=0.82, top_chunk=0.6,
-                        false_refuse=0.15, words=74, ms_median=123.0, ms_p95=177.0, refuse_unans=None)),
+        (
+            PRINTOUT,
+            dict(
+                name="squad_v1_dev",
+                scope="course",
+                n=300,
+                correct=0.71,
+                evidence=0.82,
+                top_chunk=0.6,
+                false_refuse=0.15,
+                words=74,
+                ms_median=123.0,
+                ms_p95=177.0,
+                refuse_unans=None,
+            ),
+        ),
         (UNANSWERABLE, dict(name="syllabusqa_dev", n=300, refuse_unans=0.44, words=61, ms_median=None)),
     ],
 )
@@ -44,8 +58,20 @@ def test_parse_answer_eval_without_summary_says_so(text):
 
 
 def test_course_qa_row_and_table():
-    report = {"summary": {"questions": 121, "correct": 0.86, "top_chunk": 0.4, "cited": 0.95, "false_refusals": 0.047,
-                          "refuse_ok": 1.0, "words": 40, "ms_median": 74.0, "ms_p95": 120.0}, "by_kind": {}}
+    report = {
+        "summary": {
+            "questions": 121,
+            "correct": 0.86,
+            "top_chunk": 0.4,
+            "cited": 0.95,
+            "false_refusals": 0.047,
+            "refuse_ok": 1.0,
+            "words": 40,
+            "ms_median": 74.0,
+            "ms_p95": 120.0,
+        },
+        "by_kind": {},
+    }
     row = row_of_course_qa(report)
     line = markdown([row]).splitlines()[-1]
     assert line == "| course_qa_dev | course | 121 | 0.860 | 0.400 | 0.950 | 0.047 | 1.000 | 40 | 74 | 120 |"

@@ -16,7 +16,11 @@ def run(args, data_dir, timeout=180, **env):
     environment = {**os.environ, "DATA_DIR": str(data_dir), **env}
     return subprocess.run(
         [sys.executable, str(PROJECT_ROOT / "rag_engine.py"), *args],
-        capture_output=True, text=True, timeout=timeout, env=environment, cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environment,
+        cwd=PROJECT_ROOT,
     )
 
 
@@ -35,7 +39,10 @@ def check_contract(result: dict) -> None:
 def test_ask_json_with_upload(sample_data, tmp_path):
     notes = tmp_path / "lab_notes.txt"
     notes.write_text("The lab partner for project two is Zoltan Kovacs from section B.\n", encoding="utf-8")
-    proc = run(["ask", "--course", "csc3100", "--upload", str(notes), "--json", "Who is the lab partner for project two?"], sample_data)
+    proc = run(
+        ["ask", "--course", "csc3100", "--upload", str(notes), "--json", "Who is the lab partner for project two?"],
+        sample_data,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     check_contract(result)
@@ -85,8 +92,10 @@ def test_unreadable_upload(sample_data, tmp_path):
 
 
 def test_a_follow_up_is_asked_with_its_history_from_a_file_and_in_a_batch(sample_data, tmp_path):
-    history = [{"role": "user", "content": "When is the midterm exam?"},
-               {"role": "assistant", "content": "The midterm is on Tuesday 2026-10-20."}]
+    history = [
+        {"role": "user", "content": "When is the midterm exam?"},
+        {"role": "assistant", "content": "The midterm is on Tuesday 2026-10-20."},
+    ]
     path = tmp_path / "history.json"
     path.write_text(json.dumps(history), encoding="utf-8")
     proc = run(["ask", "--course", "csc3100", "--history", str(path), "--json", "Which room is it in?"], sample_data)
@@ -94,6 +103,8 @@ def test_a_follow_up_is_asked_with_its_history_from_a_file_and_in_a_batch(sample
     result = json.loads(proc.stdout)
     assert "midterm" in result["query"].lower() and "LH-1" in result["answer"]
     batch = tmp_path / "batch.jsonl"
-    batch.write_text(json.dumps({"question": "Which room is it in?", "course": "csc3100", "history": history}), encoding="utf-8")
+    batch.write_text(
+        json.dumps({"question": "Which room is it in?", "course": "csc3100", "history": history}), encoding="utf-8"
+    )
     proc = run(["ask", "--batch", str(batch), "--json"], sample_data)
     assert proc.returncode == 0, proc.stderr and "LH-1" in json.loads(proc.stdout.splitlines()[0])["answer"]

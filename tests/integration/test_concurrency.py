@@ -29,13 +29,12 @@ from typing import Sequence
 
 import pytest
 
-from tests.app_helpers import rss
-
-from courserag.courses.directory import load_course_directory
-from courserag.engine.facade import RagEngine
-from courserag.courses.indexer import build_course, course_files
 from courserag.config.settings import Settings
+from courserag.courses.directory import load_course_directory
+from courserag.courses.indexer import build_course, course_files
+from courserag.engine.facade import RagEngine
 from courserag.stores import LocalCourseStore
+from tests.app_helpers import rss
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIRECTORY = PROJECT_ROOT / "course_directory.yaml"
@@ -53,13 +52,17 @@ def local_engine(data_dir: Path, embedder, **settings) -> RagEngine:
     return RagEngine(config, load_course_directory(SAMPLE_DIRECTORY), store, embedder)
 
 
-def build_weaviate_courses(server, data_dir: Path, embedder, course_ids: Sequence[str] | None = None, timeout_s: float = 5.0):
+def build_weaviate_courses(
+    server, data_dir: Path, embedder, course_ids: Sequence[str] | None = None, timeout_s: float = 5.0
+):
     """Both sample courses (or `course_ids`) built into the fake Weaviate by the real builder.
     Returns (settings, store); close the store when done."""
     from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore
 
     settings = Settings(
-        data_dir=Path(data_dir), weaviate_url=server.url, weaviate_grpc_url=server.grpc_url,
+        data_dir=Path(data_dir),
+        weaviate_url=server.url,
+        weaviate_grpc_url=server.grpc_url,
         weaviate_timeout_s=timeout_s,
     )
     store = WeaviateCourseStore(WeaviateConfig.from_settings(settings), embedder.dim)
@@ -131,8 +134,9 @@ def make_plans(folder: Path, count: int, questions: int, tag: str) -> list[Plan]
     return plans
 
 
-def problems_in(answer, plan: Plan, question: str, tokens: set[str], sources: dict[str, set[str]],
-                store_name: str | None) -> list[str]:
+def problems_in(
+    answer, plan: Plan, question: str, tokens: set[str], sources: dict[str, set[str]], store_name: str | None
+) -> list[str]:
     """Everything wrong with one answer (empty list: fine)."""
     out = []
     where = f"{plan.sid} asked {question!r} in {plan.course}"
@@ -172,7 +176,9 @@ class LoadResult:
     pools: list[weakref.ref]
 
 
-def run_load(engine: RagEngine, plans: list[Plan], store_name: str | None = None, timeout_s: float = 300.0) -> LoadResult:
+def run_load(
+    engine: RagEngine, plans: list[Plan], store_name: str | None = None, timeout_s: float = 300.0
+) -> LoadResult:
     """Every plan in its own thread at once; each session is ended when its thread is done."""
     tokens = {p.token for p in plans}
     sources = course_sources()
@@ -244,7 +250,9 @@ def engine_for(kind: str, built_sample_data, cached_embedder, weaviate_courses=N
 
 
 @pytest.mark.parametrize("kind", ["local", "weaviate"])
-def test_concurrent_sessions_see_only_their_uploads_and_their_course(kind, request, built_sample_data, cached_embedder, tmp_path):
+def test_concurrent_sessions_see_only_their_uploads_and_their_course(
+    kind, request, built_sample_data, cached_embedder, tmp_path
+):
     weaviate = request.getfixturevalue("weaviate_courses") if kind == "weaviate" else None
     engine = engine_for(kind, built_sample_data, cached_embedder, weaviate)
     plans = make_plans(tmp_path / "uploads", SESSIONS, QUESTIONS, kind)
@@ -311,7 +319,9 @@ def test_memory_is_flat_over_repeated_waves_of_sessions(built_sample_data, cache
         asked += result.asked
         assert len(engine.sessions) == 0
     growth = rss() - baseline
-    print(f"\n{waves} waves x {SESSIONS} sessions ({asked} answers): RSS {baseline / MB:.0f} MB -> growth {growth / MB:+.1f} MB")
+    print(
+        f"\n{waves} waves x {SESSIONS} sessions ({asked} answers): RSS {baseline / MB:.0f} MB -> growth {growth / MB:+.1f} MB"
+    )
     assert growth < 40 * MB, f"RSS grew by {growth / MB:.1f} MB over {waves} waves of ended sessions"
 
 

@@ -14,8 +14,16 @@ import pytest
 PAIRS = [
     ("csc3100", "What is the late policy for homework?", "作业迟交怎么扣分？"),
     ("csc3100", "When is the final exam?", "期末考试是哪一天？"),
-    ("csc3100", "What is the default maximum load factor before a hash table is rehashed?", "哈希表重新哈希之前默认的最大装载因子是多少？"),
-    ("csc3100", "What should I use instead of Dijkstra's algorithm when edge weights are negative?", "边权为负时应该用什么算法代替 Dijkstra 算法？"),
+    (
+        "csc3100",
+        "What is the default maximum load factor before a hash table is rehashed?",
+        "哈希表重新哈希之前默认的最大装载因子是多少？",
+    ),
+    (
+        "csc3100",
+        "What should I use instead of Dijkstra's algorithm when edge weights are negative?",
+        "边权为负时应该用什么算法代替 Dijkstra 算法？",
+    ),
     ("csc3100", "What are the office hours of the TA Priya Nair?", "助教 Priya Nair 的答疑时间是什么时候？"),
     ("ds2010", "迟交作业怎么扣分？", "How many points are deducted for late homework?"),
     ("ds2010", "期中考试是什么时候？", "When is the midterm exam?"),

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import pytest
 
+from courserag.answers.llm import ChatAnswerer
+from courserag.config.settings import Limits
 from courserag.engine.facade import RagEngine
 from courserag.engine.retriever import Retriever
 from courserag.errors import CourseRagError, UnknownCourseError
-from courserag.config.settings import Limits
-from courserag.answers.llm import ChatAnswerer
 from tests.llm_server import start_fake_llm
 
 UPLOAD_FACT = "The secret study group for data structures meets in room Q-77 every Saturday at 9 am."
@@ -17,7 +17,9 @@ UPLOAD_FACT = "The secret study group for data structures meets in room Q-77 eve
 @pytest.fixture
 def notes(tmp_path):
     path = tmp_path / "my_notes.md"
-    path.write_text(f"# My notes\n\n## Study group\n\n{UPLOAD_FACT}\n\n## Other\n\nRemember to sleep.\n", encoding="utf-8")
+    path.write_text(
+        f"# My notes\n\n## Study group\n\n{UPLOAD_FACT}\n\n## Other\n\nRemember to sleep.\n", encoding="utf-8"
+    )
     return path
 
 
@@ -44,7 +46,11 @@ def test_chinese_course_answer_is_grounded_and_cited(engine):
 
 @pytest.mark.parametrize(
     "course, question",
-    [("csc3100", "What is the capital of France?"), ("ds2010", "法国的首都是哪里？"), ("csc3100", "Who won the 1998 football world cup?")],
+    [
+        ("csc3100", "What is the capital of France?"),
+        ("ds2010", "法国的首都是哪里？"),
+        ("csc3100", "Who won the 1998 football world cup?"),
+    ],
 )
 def test_unrelated_questions_are_refused(engine, course, question):
     answer = engine.ask(course, question)
@@ -146,7 +152,9 @@ def test_scope(engine, notes, scope, origins):
 
 def test_a_markdown_upload_is_counted_in_lines(engine, tmp_path):
     five_lines = tmp_path / "five.md"
-    five_lines.write_text("# Heaps\n\nA heap is a complete binary tree.\n\nIts root holds the minimum.\n", encoding="utf-8")
+    five_lines.write_text(
+        "# Heaps\n\nA heap is a complete binary tree.\n\nIts root holds the minimum.\n", encoding="utf-8"
+    )
     result = engine.add_upload("s1", five_lines)
     assert result.ok and (result.unit, result.units) == ("line", 5)
     assert "5 lines read" in result.say("en") and "读取 5 行" in result.say("zh")
@@ -196,8 +204,13 @@ def test_context_respects_token_budget(engine):
 
 
 def _with_llm(engine, url):
-    return RagEngine(engine.settings, engine.directory, engine.store, engine.embedder,
-                     answerer=ChatAnswerer(url, "fake", "sk-hidden-key", timeout_s=2))
+    return RagEngine(
+        engine.settings,
+        engine.directory,
+        engine.store,
+        engine.embedder,
+        answerer=ChatAnswerer(url, "fake", "sk-hidden-key", timeout_s=2),
+    )
 
 
 def test_llm_answer_streams_and_cites(engine):
@@ -257,8 +270,8 @@ def test_overlong_question_is_refused_before_any_work(engine):
 def test_from_settings_wires_the_parts_without_loading_the_model(monkeypatch, tmp_path):
     """Sizing the stores needs the model's dim, which its folder's configuration gives."""
     import courserag.engine.facade as engine_module
-    from courserag.embedders import get_embedder
     from courserag.config.settings import Settings
+    from courserag.embedders import get_embedder
 
     # A fresh embedder: the process-wide one may already be loaded by other tests.
     monkeypatch.setattr(engine_module, "get_embedder", get_embedder.__wrapped__)
@@ -311,22 +324,28 @@ def test_directory_facts_never_take_a_material_passages_place(engine):
 
 
 def test_a_dated_notice_of_a_change_is_quoted_before_the_older_syllabus(tmp_path, embedder):
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.courses.indexer import build_course
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     folder = tmp_path / "courses" / "bio1010"
     folder.mkdir(parents=True)
     (folder / "syllabus.md").write_text(
         "# BIO1010 Cell Biology\n\n## Midterm exam\n\nThe midterm exam is held on 2026-10-21 in room A-101.\n\n"
-        "## Grading\n\nHomework counts 30% and the final exam 70%.\n", encoding="utf-8")
+        "## Grading\n\nHomework counts 30% and the final exam 70%.\n",
+        encoding="utf-8",
+    )
     (folder / "notices.txt").write_text(
         "BIO1010 notices\n\n[2026-10-02] Welcome\nLabs start in week 2.\n\n"
-        "[2026-10-12] Midterm exam room changed\nThe midterm exam has moved to Lecture Hall LH-7.\n", encoding="utf-8")
+        "[2026-10-12] Midterm exam room changed\nThe midterm exam has moved to Lecture Hall LH-7.\n",
+        encoding="utf-8",
+    )
     (tmp_path / "course_directory.yaml").write_text(
         "courses:\n  - id: bio1010\n    name: BIO1010 Cell Biology\n    description: Cells.\n    language: en\n"
-        "    docs: courses/bio1010\n    instructors: [\"Dr. Mae Jemison\"]\n", encoding="utf-8")
+        '    docs: courses/bio1010\n    instructors: ["Dr. Mae Jemison"]\n',
+        encoding="utf-8",
+    )
     settings = Settings(data_dir=tmp_path / "data")
     store = LocalCourseStore(tmp_path / "data" / "index", embedder.dim)
     directory = load_course_directory(tmp_path / "course_directory.yaml")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.evaluation import ingest, load, report as rep, run, score, systems
+from bench.evaluation import ingest, load, run, score, systems
+from bench.evaluation import report as rep
 from courserag.records import Chunk, ScoredChunk
 
 EVAL_ROOT = Path(__file__).resolve().parents[3] / "shared" / "eval"
@@ -72,11 +73,20 @@ def test_course_ids_are_store_safe_and_distinct(title):
 
 
 def write_set(root: Path) -> Path:
-    corpus = [{"doc_id": f"T{t}#p{i}", "title": f"T{t}", "text": f"title {t} passage {i}"} for t in range(4) for i in range(3)]
+    corpus = [
+        {"doc_id": f"T{t}#p{i}", "title": f"T{t}", "text": f"title {t} passage {i}"} for t in range(4) for i in range(3)
+    ]
     queries = [
-        {"qid": f"q{t}{i}", "question": f"passage {i} of {t}?", "gold_doc_ids": [f"T{t}#p{i}"], "title": f"T{t}",
-         "lang": "en", "answerable": True}
-        for t in range(4) for i in range(3)
+        {
+            "qid": f"q{t}{i}",
+            "question": f"passage {i} of {t}?",
+            "gold_doc_ids": [f"T{t}#p{i}"],
+            "title": f"T{t}",
+            "lang": "en",
+            "answerable": True,
+        }
+        for t in range(4)
+        for i in range(3)
     ]
     root.mkdir()
     (root / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in corpus), encoding="utf-8")
@@ -119,12 +129,26 @@ def test_a_proposed_ranking_is_measured_without_patching_the_product(tmp_path, f
 
     ranking_before = engine_module.ranking
     root = write_set(tmp_path / "tiny")
-    proposed = run.evaluate(root, "course", embedder=fake_embedder, cache_dir=tmp_path / "cache", ranking_module="tests.integration.test_evaluate")
+    proposed = run.evaluate(
+        root,
+        "course",
+        embedder=fake_embedder,
+        cache_dir=tmp_path / "cache",
+        ranking_module="tests.integration.test_evaluate",
+    )
     assert list(proposed.systems) == [
-        "product (hybrid, top_k=10)", "product (hybrid, top_k=4)", "dense", "bm25", "rrf k=60", "reference rerank",
+        "product (hybrid, top_k=10)",
+        "product (hybrid, top_k=4)",
+        "dense",
+        "bm25",
+        "rrf k=60",
+        "reference rerank",
     ]
     assert proposed.systems["product (hybrid, top_k=10)"]["refused"] == 1.0
-    assert proposed.refusals["right_course_refused"] == 1.0 and proposed.settings["ranking"] == "tests.integration.test_evaluate"
+    assert (
+        proposed.refusals["right_course_refused"] == 1.0
+        and proposed.settings["ranking"] == "tests.integration.test_evaluate"
+    )
     assert proposed.systems["bm25"]["refused"] == 0.0
     assert engine_module.ranking is ranking_before
     product = run.evaluate(root, "course", embedder=fake_embedder, cache_dir=tmp_path / "cache")

@@ -36,23 +36,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.app_helpers import free_port
-
 from courserag.answers.llm import ChatAnswerer
-from courserag.courses.directory import load_course_directory
-from courserag.engine.facade import RagEngine
-from courserag.courses.indexer import build_course, course_files, file_sha256
 from courserag.config.settings import Settings
+from courserag.courses.directory import load_course_directory
+from courserag.courses.indexer import build_course, course_files, file_sha256
+from courserag.engine.facade import RagEngine
 from courserag.stores import FallbackCourseStore, LocalCourseStore
-from tests.llm_server import start_fake_llm
+from tests.app_helpers import free_port
 from tests.integration.test_concurrency import SAMPLE_DIRECTORY, build_weaviate_courses
+from tests.llm_server import start_fake_llm
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LATE = "What is the late policy for homework?"
 NOTE_FACT = "The wombat review session for the midterm is in room W-512 on Thursday evening."
 NOTE_QUESTION = "Where is the wombat review session for the midterm?"
-
-
 
 
 @pytest.fixture
@@ -76,10 +73,21 @@ def shown(answer) -> str:
 
 
 def subprocess_env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in {
-        "WEAVIATE_URL", "WEAVIATE_GRPC_URL", "WEAVIATE_API_KEY", "LLM_BASE_URL", "LLM_API_KEY",
-        "INSTRUCTOR_TOKEN", "COURSE_DIRECTORY", "DATA_DIR",
-    }}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "WEAVIATE_URL",
+            "WEAVIATE_GRPC_URL",
+            "WEAVIATE_API_KEY",
+            "LLM_BASE_URL",
+            "LLM_API_KEY",
+            "INSTRUCTOR_TOKEN",
+            "COURSE_DIRECTORY",
+            "DATA_DIR",
+        }
+    }
     env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", GRADIO_ANALYTICS_ENABLED="False")
     env.update({k: str(v) for k, v in extra.items()})
     return env
@@ -89,15 +97,20 @@ def subprocess_env(**extra) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["slow", "error500", "malformed", "truncated", "nothing-listening"])
-def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_quick(mode, built_sample_data, cached_embedder):
+def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_quick(
+    mode, built_sample_data, cached_embedder
+):
     server = start_fake_llm("ok" if mode == "nothing-listening" else mode)
     server.delay_s = 30.0  # far past the bound below: a timeout that did not fire would fail the test
     url = server.base_url if mode != "nothing-listening" else f"http://127.0.0.1:{free_port()}/v1"
     timeout_s = 1.5
     answerer = ChatAnswerer(url, "fake", "sk-fault-test", timeout_s=timeout_s)
     engine = RagEngine(
-        Settings(data_dir=built_sample_data), load_course_directory(SAMPLE_DIRECTORY),
-        LocalCourseStore(built_sample_data / "index", cached_embedder.dim), cached_embedder, answerer=answerer,
+        Settings(data_dir=built_sample_data),
+        load_course_directory(SAMPLE_DIRECTORY),
+        LocalCourseStore(built_sample_data / "index", cached_embedder.dim),
+        cached_embedder,
+        answerer=answerer,
     )
     try:
         for question in (LATE, "What is the default maximum load factor before rehashing?"):
@@ -166,13 +179,22 @@ def test_weaviate_unreachable_at_start(local_index, monkeypatch, sample_data, tm
 
 @pytest.mark.parametrize("fallback", [True, False], ids=["with-local-fallback", "no-fallback"])
 def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sample_data, cached_embedder, notes):
-    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=2)
+    settings, store = build_weaviate_courses(
+        weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=2
+    )
     local = LocalCourseStore(built_sample_data / "index", cached_embedder.dim) if fallback else None
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached_embedder)
+    engine = RagEngine(
+        settings,
+        load_course_directory(SAMPLE_DIRECTORY),
+        FallbackCourseStore(store, local) if local else store,
+        cached_embedder,
+    )
     try:
         assert engine.add_upload("s1", notes).ok
         before = engine.ask("csc3100", LATE, session_id="s1")
-        assert before.warnings == [] and {c["store"] for c in before.citations if c["origin"] == "course"} == {"weaviate"}
+        assert before.warnings == [] and {c["store"] for c in before.citations if c["origin"] == "course"} == {
+            "weaviate"
+        }
 
         weaviate_server.stop()
         started = time.monotonic()
@@ -193,9 +215,16 @@ def test_weaviate_lost_mid_session_then_back(fallback, weaviate_server, built_sa
 
 
 def test_weaviate_slower_than_its_timeout(weaviate_server, built_sample_data, cached_embedder):
-    settings, store = build_weaviate_courses(weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=1)
+    settings, store = build_weaviate_courses(
+        weaviate_server, built_sample_data, cached_embedder, ["csc3100"], timeout_s=1
+    )
     local = LocalCourseStore(built_sample_data / "index", cached_embedder.dim)
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), FallbackCourseStore(store, local) if local else store, cached_embedder)
+    engine = RagEngine(
+        settings,
+        load_course_directory(SAMPLE_DIRECTORY),
+        FallbackCourseStore(store, local) if local else store,
+        cached_embedder,
+    )
     try:
         weaviate_server.db.delay_s = 12.0  # past the bound below: only the deadline can make it
         started = time.monotonic()
@@ -203,8 +232,9 @@ def test_weaviate_slower_than_its_timeout(weaviate_server, built_sample_data, ca
         elapsed = time.monotonic() - started
         assert elapsed < 10, elapsed
         # Either the client's own query timeout or our deadline around it fires first.
-        assert any(weaviate_server.url in w and ("timed out" in w or "did not answer within" in w)
-                   for w in slow.warnings), slow.warnings
+        assert any(
+            weaviate_server.url in w and ("timed out" in w or "did not answer within" in w) for w in slow.warnings
+        ), slow.warnings
         assert not slow.refused and {c["store"] for c in slow.citations} == {"local"}
 
         weaviate_server.db.delay_s = 0.0
@@ -230,7 +260,9 @@ def test_build_cli_against_a_closed_port_fails_within_30_s_naming_the_url(tmp_pa
         [sys.executable, "build_weaviate_index.py", "--course", "csc3100", "--no-progress"],
         cwd=PROJECT_ROOT,
         env=subprocess_env(WEAVIATE_URL=url, WEAVIATE_TIMEOUT_S=2, DATA_DIR=tmp_path / "data", **CLI_SECRETS),
-        capture_output=True, text=True, timeout=90,
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     elapsed = time.monotonic() - started
     assert proc.returncode != 0
@@ -247,7 +279,9 @@ def test_ask_cli_with_weaviate_down_exits_0_with_the_warning(sample_data, tmp_pa
         [sys.executable, "rag_engine.py", "ask", "--course", "csc3100", "--upload", str(note), "--json", LATE],
         cwd=PROJECT_ROOT,
         env=subprocess_env(WEAVIATE_URL=url, WEAVIATE_TIMEOUT_S=2, DATA_DIR=sample_data, **CLI_SECRETS),
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert not any(value in proc.stdout + proc.stderr for value in CLI_SECRETS.values())
@@ -331,8 +365,10 @@ def start_build(yaml_path: Path, data_dir: Path, log: Path) -> subprocess.Popen:
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "build_weaviate_index.py", "--course", COURSE_ID, "--no-progress", "--json"],
-            cwd=PROJECT_ROOT, env=subprocess_env(DATA_DIR=data_dir, COURSE_DIRECTORY=yaml_path),
-            stdout=out, stderr=subprocess.STDOUT,
+            cwd=PROJECT_ROOT,
+            env=subprocess_env(DATA_DIR=data_dir, COURSE_DIRECTORY=yaml_path),
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
@@ -411,15 +447,17 @@ def test_a_build_killed_at_any_moment_leaves_a_usable_index_and_a_rerun_finishes
     proc = start_build(yaml_path, data_dir, final_log)
     assert proc.wait(timeout=300) == 0, final_log.read_text(errors="replace")[-3000:]
     output = final_log.read_text(errors="replace")
-    summary = json.loads(output[output.index("[\n"):])
+    summary = json.loads(output[output.index("[\n") :])
     assert summary[0]["failed"] == [] and summary[0]["files"] == len(expected)
     files = check_index_usable(data_dir, cached_embedder.dim, expected)
     assert set(files) == expected
     for source, record in files.items():
         assert record.file_hash == file_sha256(docs / source), source
     leftovers = sorted(p.name for p in segments.rglob("*.tmp"))
-    print(f"\nkilled at: {', '.join(m for m, _ in moments)}; rerun indexed {len(expected)} files; "
-          f"{len(leftovers)} temporary files left by the kills")
+    print(
+        f"\nkilled at: {', '.join(m for m, _ in moments)}; rerun indexed {len(expected)} files; "
+        f"{len(leftovers)} temporary files left by the kills"
+    )
 
 
 # --------------------------------------------------------------------------- full or read-only disk
@@ -451,14 +489,18 @@ def _patch_disk(monkeypatch, kind: str) -> str:
     if kind == "ENOSPC-on-write":
         real = os.fdopen
         error = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        monkeypatch.setattr(local_module.os, "fdopen", lambda fd, mode="r", *a, **k: _FullDisk(real(fd, mode, *a, **k), error))
+        monkeypatch.setattr(
+            local_module.os, "fdopen", lambda fd, mode="r", *a, **k: _FullDisk(real(fd, mode, *a, **k), error)
+        )
         return os.strerror(errno.ENOSPC)
     if kind == "ENOSPC-on-fsync":
+
         def fsync(fd):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
         monkeypatch.setattr(local_module.os, "fsync", fsync)
         return os.strerror(errno.ENOSPC)
+
     # A read-only DATA_DIR: creating the temporary file fails (root ignores chmod, so simulate).
     def mkstemp(*args, dir=None, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dir))
@@ -468,14 +510,18 @@ def _patch_disk(monkeypatch, kind: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["ENOSPC-on-write", "ENOSPC-on-fsync", "EROFS-read-only-data-dir"])
-def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_index(kind, tmp_path, monkeypatch, cached_embedder, capsys):
+def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_index(
+    kind, tmp_path, monkeypatch, cached_embedder, capsys
+):
     docs, yaml_path = make_course(tmp_path)
     data_dir = tmp_path / "data"
     build_in_process(yaml_path, data_dir, cached_embedder)
     before = manifest(data_dir)
     (docs / "generated").mkdir()
     (docs / "generated" / "lecture_00.md").write_text(generated_text(0), encoding="utf-8")
-    (docs / "syllabus.md").write_text((docs / "syllabus.md").read_text(encoding="utf-8") + "\nChanged.\n", encoding="utf-8")
+    (docs / "syllabus.md").write_text(
+        (docs / "syllabus.md").read_text(encoding="utf-8") + "\nChanged.\n", encoding="utf-8"
+    )
 
     import courserag.embedders as embedding_module
     from courserag.cli import build_main
@@ -484,7 +530,9 @@ def test_full_or_read_only_disk_during_a_build_is_a_clear_error_and_keeps_the_in
     settings = Settings(data_dir=data_dir, course_directory=yaml_path)
     with monkeypatch.context() as patch:
         reason = _patch_disk(patch, kind)
-        summary = build_course(course, LocalCourseStore(data_dir / "index", cached_embedder.dim), cached_embedder, settings)
+        summary = build_course(
+            course, LocalCourseStore(data_dir / "index", cached_embedder.dim), cached_embedder, settings
+        )
         # The command line says so too (same builder, same store).
         patch.setenv("DATA_DIR", str(data_dir))
         patch.setenv("COURSE_DIRECTORY", str(yaml_path))
@@ -521,7 +569,9 @@ def _disk_hook(event: str, args: tuple) -> None:
             mode is None and isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         )
         if writing:
-            raise OSError(error.errno, error.strerror, os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else None)
+            raise OSError(
+                error.errno, error.strerror, os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else None
+            )
     elif event in ("os.mkdir", "tempfile.mkstemp", "os.rename", "os.replace"):
         raise OSError(error.errno, error.strerror)
 
@@ -530,14 +580,19 @@ sys.addaudithook(_disk_hook)
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
-def test_uploads_and_answers_need_no_disk_and_a_failing_feedback_log_stays_hidden(code, sample_data, cached_embedder, tmp_path, caplog):
+def test_uploads_and_answers_need_no_disk_and_a_failing_feedback_log_stays_hidden(
+    code, sample_data, cached_embedder, tmp_path, caplog
+):
     """Every write this thread attempts fails (audit hook), as on a full or read-only disk."""
     from courserag.instructor.feedback import FeedbackLog
     from courserag.ui import StudyApp
 
     engine = RagEngine(
-        Settings(data_dir=sample_data), load_course_directory(SAMPLE_DIRECTORY),
-        LocalCourseStore(sample_data / "index", cached_embedder.dim), cached_embedder, gap_log=FeedbackLog(sample_data),
+        Settings(data_dir=sample_data),
+        load_course_directory(SAMPLE_DIRECTORY),
+        LocalCourseStore(sample_data / "index", cached_embedder.dim),
+        cached_embedder,
+        gap_log=FeedbackLog(sample_data),
     )
     app = StudyApp(engine, engine.settings)
     note = tmp_path / "wombat_notes.md"

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from courserag.courses.directory import Course
-from courserag.instructor.feedback import FeedbackLog
-from courserag.courses.indexer import build_course, course_files, linked_outside
-from courserag.instructor.tools import TokenThrottle, check_token
 from courserag.config.settings import Settings
+from courserag.courses.directory import Course
+from courserag.courses.indexer import build_course, course_files, linked_outside
+from courserag.instructor.feedback import FeedbackLog
+from courserag.instructor.tools import TokenThrottle, check_token
 from courserag.stores.local import LocalCourseStore
 
 TOKEN = "instructor-token-" + "k" * 24
@@ -64,8 +63,10 @@ def test_a_throttled_client_is_told_how_long_to_wait(monkeypatch):
     monkeypatch.setenv("INSTRUCTOR_TOKEN", TOKEN)
     monkeypatch.setattr(instructor, "THROTTLE", TokenThrottle(max_failures=2))
     monkeypatch.setattr("courserag.ui.instructor_tab.THROTTLE", instructor.THROTTLE)
-    monkeypatch.setattr("courserag.ui.instructor_tab.check_token",
-                        lambda token, course_id, client: instructor.check_token(token, course_id, client, instructor.THROTTLE))
+    monkeypatch.setattr(
+        "courserag.ui.instructor_tab.check_token",
+        lambda token, course_id, client: instructor.check_token(token, course_id, client, instructor.THROTTLE),
+    )
     tab = InstructorTab.__new__(InstructorTab)
     from courserag.ui.clients import ClientPolicy
 
@@ -112,12 +113,15 @@ def test_logs_are_rotated_and_bounded(tmp_path):
 def test_logs_are_read_from_their_tail(tmp_path, monkeypatch):
     """Before: every instructor view read each log whole (108 MB: 1.6 s, 170 MB)."""
     path = tmp_path / "refused_questions.jsonl"
-    line = json.dumps({"timestamp": "2025-01-01T00:00:00+00:00", "course": "c1", "scope": "both", "question": "old " + "x" * 200})
+    line = json.dumps(
+        {"timestamp": "2025-01-01T00:00:00+00:00", "course": "c1", "scope": "both", "question": "old " + "x" * 200}
+    )
     path.write_text((line + "\n") * 20_000, encoding="utf-8")  # ~4.5 MB
     log = FeedbackLog(tmp_path, read_bytes=64 * 1024)
     log.log_refused("the newest question", "c1", "both")
     read: list[int] = []
     real = FeedbackLog._tail
+
     def tail(self, p, budget):
         lines = real(self, p, budget)
         read.append(sum(len(line) + 1 for line in lines))
@@ -151,8 +155,12 @@ def test_a_broken_index_is_reported_without_the_servers_paths(sample_data, cache
     from tests.conftest import SAMPLE_DIRECTORY
 
     (sample_data / "index" / "csc3100" / "manifest.json").write_text("{broken", encoding="utf-8")
-    engine = RagEngine(Settings(data_dir=sample_data), load_course_directory(SAMPLE_DIRECTORY),
-                       LocalCourseStore(sample_data / "index", cached_embedder.dim), cached_embedder)
+    engine = RagEngine(
+        Settings(data_dir=sample_data),
+        load_course_directory(SAMPLE_DIRECTORY),
+        LocalCourseStore(sample_data / "index", cached_embedder.dim),
+        cached_embedder,
+    )
     answer = engine.ask("csc3100", "What is the late policy for homework?")
     status = engine.index_status("csc3100")
     shown = json.dumps(answer.to_json()) + status.detail
@@ -177,7 +185,9 @@ def test_links_out_of_the_course_folder_are_refused_by_the_build(tmp_path, fake_
     assert [p.name for p in course_files(docs)] == ["same_folder.md", "syllabus.md"]
     assert [p.name for p in linked_outside(docs)] == ["grades.md"]
     store = LocalCourseStore(tmp_path / "index", 8, "m")
-    summary = build_course(Course("c1", "C", "d", "en", docs), store, fake_embedder, Settings(data_dir=tmp_path, embedding_model="m"))
+    summary = build_course(
+        Course("c1", "C", "d", "en", docs), store, fake_embedder, Settings(data_dir=tmp_path, embedding_model="m")
+    )
     assert ("grades.md", "it links to a file outside the course folder") in summary.failed
     assert set(store.files("c1")) == {"same_folder.md", "syllabus.md"}
     assert "41/100" not in " ".join(c.text for c in store._index("c1").chunks)
@@ -193,7 +203,9 @@ def _damage(index_root: Path, course_id: str, source: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_damaged_segment_leaves_the_course_answering_and_is_shown_and_repaired(sample_data, cached_embedder, tmp_path):
+def test_a_damaged_segment_leaves_the_course_answering_and_is_shown_and_repaired(
+    sample_data, cached_embedder, tmp_path
+):
     """M7, before: one truncated segment made every question fail with "internal error
     (BadZipFile)", instructor stats said healthy, and a build reported "0 failed"."""
     from courserag.courses.directory import load_course_directory
@@ -202,8 +214,12 @@ def test_a_damaged_segment_leaves_the_course_answering_and_is_shown_and_repaired
     from tests.conftest import SAMPLE_DIRECTORY
 
     _damage(sample_data / "index", "csc3100", "syllabus.md")
-    engine = RagEngine(Settings(data_dir=sample_data), load_course_directory(SAMPLE_DIRECTORY),
-                       LocalCourseStore(sample_data / "index", cached_embedder.dim), cached_embedder)
+    engine = RagEngine(
+        Settings(data_dir=sample_data),
+        load_course_directory(SAMPLE_DIRECTORY),
+        LocalCourseStore(sample_data / "index", cached_embedder.dim),
+        cached_embedder,
+    )
     note = tmp_path / "note.md"
     note.write_text("# Note\n\nThe wombat lab code is W-9137.\n", encoding="utf-8")
     assert engine.add_upload("s1", note).ok

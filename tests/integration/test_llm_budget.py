@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from courserag.answers.llm import ChatAnswerer
-from courserag.errors import LLMUnavailableError
 from courserag.config.settings import Settings
+from courserag.errors import LLMUnavailableError
 from tests.llm_server import start_fake_llm
 
 SLACK_S = 10.0
@@ -88,8 +88,13 @@ def test_trickling_models_cannot_hold_the_answer_slots(llm, built_sample_data, c
     llm.mode = "trickle"
     settings = Settings(data_dir=built_sample_data, llm_base_url=llm.base_url, llm_deadline_s=2.0, llm_timeout_s=5.0)
     answerer = ChatAnswerer(llm.base_url, "m", None, timeout_s=5.0, deadline_s=2.0)
-    engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY),
-                       LocalCourseStore(built_sample_data / "index", cached_embedder.dim), cached_embedder, answerer=answerer)
+    engine = RagEngine(
+        settings,
+        load_course_directory(SAMPLE_DIRECTORY),
+        LocalCourseStore(built_sample_data / "index", cached_embedder.dim),
+        cached_embedder,
+        answerer=answerer,
+    )
     started = time.monotonic()
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda _: engine.ask("csc3100", "What is the late policy for homework?"), range(4)))

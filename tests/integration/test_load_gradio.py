@@ -28,7 +28,6 @@ from types import SimpleNamespace
 import pytest
 
 from tests.app_helpers import rss
-
 from tests.integration.test_concurrency import (
     Plan,
     course_sources,
@@ -43,8 +42,6 @@ pytestmark = pytest.mark.slow
 FULL = os.environ.get("FULL_LOAD_TEST") == "1"
 SESSIONS, QUESTIONS = (20, 30) if FULL else (6, 5)
 MB = 1024 * 1024
-
-
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +65,18 @@ def app(built_sample_data, embedder, tmp_path_factory):
 def as_answer(payload: dict) -> SimpleNamespace:
     """The /ask JSON in the shape problems_in() reads (Answer.to_json() is the contract)."""
     return SimpleNamespace(
-        to_json=lambda: payload, course_id=payload["course_id"], citations=payload["citations"],
-        warnings=payload["warnings"], refused=payload["refused"], answer=payload["answer"],
+        to_json=lambda: payload,
+        course_id=payload["course_id"],
+        citations=payload["citations"],
+        warnings=payload["warnings"],
+        refused=payload["refused"],
+        answer=payload["answer"],
     )
 
 
-def run_session(url: str, plan: Plan, tokens: set[str], sources: dict, latencies: list, lock: threading.Lock) -> list[str]:
+def run_session(
+    url: str, plan: Plan, tokens: set[str], sources: dict, latencies: list, lock: threading.Lock
+) -> list[str]:
     """One learner: its own Client (its own Gradio session), one upload, its questions."""
     from gradio_client import Client, handle_file
 
@@ -97,7 +100,9 @@ def run_session(url: str, plan: Plan, tokens: set[str], sources: dict, latencies
                 continue
             problems += problems_in(as_answer(payload), plan, question, tokens, sources, "local")
             shown = json.dumps(chat, ensure_ascii=False)
-            problems += [f"{plan.sid}: the chat shows another session's token" for t in tokens - {plan.token} if t in shown]
+            problems += [
+                f"{plan.sid}: the chat shows another session's token" for t in tokens - {plan.token} if t in shown
+            ]
     finally:
         client.close()
     return problems
@@ -132,7 +137,9 @@ def wait_until_released(engine, timeout_s: float = 60.0) -> float:
 def test_concurrent_sessions_through_the_gradio_api(app, tmp_path):
     # A warm-up wave as wide as the load (the model's and the allocator's high-water marks,
     # Gradio's first requests), then the baseline.
-    problems, errors, _ = run_wave(app, make_plans(tmp_path / "warm", SESSIONS, QUESTIONS, "warm"), 3600 if FULL else 600)
+    problems, errors, _ = run_wave(
+        app, make_plans(tmp_path / "warm", SESSIONS, QUESTIONS, "warm"), 3600 if FULL else 600
+    )
     assert errors == [] and problems == []
     wait_until_released(app.engine)
     assert len(app.engine.sessions) == 0
@@ -217,7 +224,9 @@ def test_an_api_caller_cannot_choose_another_sessions_id(app, tmp_path):
         timeout=30,
     ).json()[0]
     victim_upload = queue_call(
-        app.url, deps["upload"], [[{"path": uploaded, "orig_name": "victim.md", "meta": {"_type": "gradio.FileData"}}], None, "en"]
+        app.url,
+        deps["upload"],
+        [[{"path": uploaded, "orig_name": "victim.md", "meta": {"_type": "gradio.FileData"}}], None, "en"],
     )
     outputs = victim_upload["output"]["data"]
     (victim_sid,) = set(app.engine.sessions._pools) - before

@@ -30,8 +30,12 @@ def make_engine(built_sample_data, cached_embedder):
     engines = []
 
     def make(**settings):
-        engine = RagEngine(Settings(data_dir=built_sample_data, **settings), load_course_directory(SAMPLE_DIRECTORY),
-                           LocalCourseStore(built_sample_data / "index", cached_embedder.dim), cached_embedder)
+        engine = RagEngine(
+            Settings(data_dir=built_sample_data, **settings),
+            load_course_directory(SAMPLE_DIRECTORY),
+            LocalCourseStore(built_sample_data / "index", cached_embedder.dim),
+            cached_embedder,
+        )
         engines.append(engine)
         return engine
 

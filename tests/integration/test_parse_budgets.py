@@ -7,7 +7,6 @@ a generous upper bound that proves a budget ("refused within the 2 s budget plus
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import tracemalloc
@@ -16,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from courserag.errors import IngestError, TooComplexError
-from courserag.ingest.pipeline import IngestConfig, ingest_file
-from courserag.ingest.parsers import parse_bytes
-from courserag.ingest.parsers import sandbox
-from courserag.retrieval.session_pool import UploadGate
 from courserag.config.settings import Limits, ParseBudget, Settings
+from courserag.errors import IngestError, TooComplexError
+from courserag.ingest.parsers import parse_bytes, sandbox
+from courserag.ingest.pipeline import IngestConfig, ingest_file
+from courserag.retrieval.session_pool import UploadGate
 from docgen import bombs, docx_bytes, pptx_bytes
 
 SLACK_S = 10.0  # on top of a budget: process start, a loaded machine
@@ -104,21 +102,27 @@ GENEROUS = Limits(max_pdf_content_mb=10_000, max_docx_paragraphs=10**9, max_xml_
 
 
 def test_a_parse_over_its_wall_deadline_is_killed_and_refused():
-    error, seconds = refused(bombs.pdf_shared_stream_bomb(20, 8.0), "slow.pdf", limits=GENEROUS,
-                             budget=ParseBudget(wall_s=2.0, cpu_s=60.0))
+    error, seconds = refused(
+        bombs.pdf_shared_stream_bomb(20, 8.0), "slow.pdf", limits=GENEROUS, budget=ParseBudget(wall_s=2.0, cpu_s=60.0)
+    )
     assert reason(error) == "complex_time" and seconds < 2 + SLACK_S
     assert "2 s" in str(error) and "2 秒" in error.say("zh")
 
 
 def test_a_parse_over_its_processor_time_is_refused():
-    error, seconds = refused(bombs.pdf_shared_stream_bomb(20, 8.0), "busy.pdf", limits=GENEROUS,
-                             budget=ParseBudget(wall_s=60.0, cpu_s=1.0))
+    error, seconds = refused(
+        bombs.pdf_shared_stream_bomb(20, 8.0), "busy.pdf", limits=GENEROUS, budget=ParseBudget(wall_s=60.0, cpu_s=1.0)
+    )
     assert reason(error) == "complex_cpu" and seconds < 1 + SLACK_S + 3  # the hard limit is 2 s above
 
 
 def test_a_parse_over_its_memory_is_refused():
-    error, _ = refused(bombs.docx_paragraph_bomb(2_000_000), "big.docx", limits=GENEROUS,
-                       budget=ParseBudget(memory_mb=200, wall_s=60.0))
+    error, _ = refused(
+        bombs.docx_paragraph_bomb(2_000_000),
+        "big.docx",
+        limits=GENEROUS,
+        budget=ParseBudget(memory_mb=200, wall_s=60.0),
+    )
     assert reason(error) == "complex_memory" and "200 MB" in str(error)
 
 
@@ -129,8 +133,11 @@ def test_good_files_read_the_same_in_the_worker_as_in_this_process():
 
 
 def test_refusals_cross_the_process_boundary_with_their_reasons():
-    for data, name, code in [(b"", "empty.txt", "file_empty"), (b"%PDF-1.4 junk", "bad.pdf", "pdf_damaged"),
-                             (b"\x89PNG\r\n\x1a\n....", "notes.md", "type_mismatch")]:
+    for data, name, code in [
+        (b"", "empty.txt", "file_empty"),
+        (b"%PDF-1.4 junk", "bad.pdf", "pdf_damaged"),
+        (b"\x89PNG\r\n\x1a\n....", "notes.md", "type_mismatch"),
+    ]:
         with pytest.raises(IngestError) as caught:
             ingest(data, name)
         assert caught.value.reason_notice.code == code
@@ -167,8 +174,9 @@ def budget_engine(built_sample_data, cached_embedder):
     from tests.conftest import SAMPLE_DIRECTORY
 
     def make(**limits):
-        settings = Settings(data_dir=built_sample_data, limits=replace(Limits(), **limits),
-                            parse=ParseBudget(wall_s=60.0))
+        settings = Settings(
+            data_dir=built_sample_data, limits=replace(Limits(), **limits), parse=ParseBudget(wall_s=60.0)
+        )
         store = LocalCourseStore(built_sample_data / "index", cached_embedder.dim)
         return RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), store, cached_embedder)
 

@@ -33,8 +33,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app_helpers import dependencies, queue_call, free_port
-
+from tests.app_helpers import dependencies, free_port, queue_call
 from tests.llm_server import start_fake_llm
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -46,8 +45,6 @@ CANARY = "UPLOADCANARY" + uuid.uuid4().hex[:10]
 NOTE = f"# Lab notes\n\nThe lab canary phrase is {CANARY} and the capybara lab meets in room C-303.\n"
 NOTE_QUESTION = "Where does the capybara lab meet?"
 LATE = "What is the late policy for homework?"
-
-
 
 
 def assert_clean(text: str, *extra: str, what: str = "") -> None:
@@ -78,12 +75,23 @@ def services(built_sample_data, cached_embedder):
 
 
 def secret_env(llm, weaviate, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("WEAVIATE_", "LLM_")) and k not in {
-        "INSTRUCTOR_TOKEN", "COURSE_DIRECTORY", "SPACE_ID"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("WEAVIATE_", "LLM_")) and k not in {"INSTRUCTOR_TOKEN", "COURSE_DIRECTORY", "SPACE_ID"}
+    }
     env.update(
-        WEAVIATE_URL=weaviate.url, WEAVIATE_GRPC_URL=weaviate.grpc_url, WEAVIATE_API_KEY=WEAVIATE_KEY,
-        WEAVIATE_TIMEOUT_S="3", LLM_BASE_URL=llm.base_url, LLM_API_KEY=LLM_KEY, LLM_MODEL="fake-model",
-        INSTRUCTOR_TOKEN=TOKEN, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", GRADIO_ANALYTICS_ENABLED="False",
+        WEAVIATE_URL=weaviate.url,
+        WEAVIATE_GRPC_URL=weaviate.grpc_url,
+        WEAVIATE_API_KEY=WEAVIATE_KEY,
+        WEAVIATE_TIMEOUT_S="3",
+        LLM_BASE_URL=llm.base_url,
+        LLM_API_KEY=LLM_KEY,
+        LLM_MODEL="fake-model",
+        INSTRUCTOR_TOKEN=TOKEN,
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        GRADIO_ANALYTICS_ENABLED="False",
     )
     env.update({k: str(v) for k, v in extra.items()})
     return env
@@ -100,16 +108,27 @@ def app(services, built_sample_data, tmp_path_factory):
     gradio_tmp.mkdir()
     port = free_port()
     log_path = root / "app.log"
-    env = secret_env(llm, weaviate, DATA_DIR=data, PORT=port, HOST="127.0.0.1", GRADIO_TEMP_DIR=gradio_tmp,
-                     GRADIO_HEARTBEAT_INTERVAL=1)
+    env = secret_env(
+        llm,
+        weaviate,
+        DATA_DIR=data,
+        PORT=port,
+        HOST="127.0.0.1",
+        GRADIO_TEMP_DIR=gradio_tmp,
+        GRADIO_HEARTBEAT_INTERVAL=1,
+    )
     with log_path.open("wb") as log:
-        proc = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "app.py"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 240
         while True:
             if proc.poll() is not None:
-                raise AssertionError(f"app.py exited with {proc.returncode}:\n{log_path.read_text(errors='replace')[-3000:]}")
+                raise AssertionError(
+                    f"app.py exited with {proc.returncode}:\n{log_path.read_text(errors='replace')[-3000:]}"
+                )
             try:
                 if httpx.get(url + "config", timeout=5).status_code == 200:
                     break
@@ -162,7 +181,14 @@ def rest_call(url: str, api_name: str, data: list, timeout: float = 120.0) -> tu
 
 def test_config_info_and_page_expose_no_secret(app):
     url = app["url"]
-    for path in ("config", "gradio_api/info", "gradio_api/info?all_endpoints=true", "gradio_api/openapi.json", "", "info"):
+    for path in (
+        "config",
+        "gradio_api/info",
+        "gradio_api/info?all_endpoints=true",
+        "gradio_api/openapi.json",
+        "",
+        "info",
+    ):
         response = httpx.get(url + path, timeout=30)
         assert_clean(response.text, what=f"/{path}")
     client = client_for(url)
@@ -174,7 +200,7 @@ def test_config_info_and_page_expose_no_secret(app):
 
 
 def test_answers_use_both_secrets_but_show_neither(app):
-    llm, weaviate = app["llm"], app["weaviate"]
+    llm = app["llm"]
     from gradio_client import handle_file
 
     note = Path(tempfile.mkdtemp()) / "capybara_lab.md"
@@ -283,9 +309,15 @@ def test_hostile_names_on_gradios_upload_route_stay_inside_its_temp_folder(app):
         file_data = {"path": server_path, "orig_name": name, "meta": {"_type": "gradio.FileData"}}
         message = queue_call(url, deps["upload"], [[file_data], None, "en"])
         log_html = message["output"]["data"][0]
-        assert "✓" in log_html and "escape.txt" in log_html and "/" not in log_html.split("✓", 1)[1].split(":")[0], log_html
+        assert "✓" in log_html and "escape.txt" in log_html and "/" not in log_html.split("✓", 1)[1].split(":")[0], (
+            log_html
+        )
     assert set(os.listdir(gradio_tmp.parent)) == before_root
-    assert set(os.listdir(app["data"])) - before_data <= {"citations.jsonl", "refused_questions.jsonl", "feedback.jsonl"}
+    assert set(os.listdir(app["data"])) - before_data <= {
+        "citations.jsonl",
+        "refused_questions.jsonl",
+        "feedback.jsonl",
+    }
     for folder in shared:
         assert not any((folder / name).exists() for name in escaped), folder
     for path in Path(gradio_tmp).rglob("*escape*"):
@@ -307,8 +339,22 @@ def test_cli_stdout_and_stderr_carry_no_secret_even_on_errors(services, sample_d
     try:
         env = secret_env(failing_llm, weaviate, DATA_DIR=sample_data, WEAVIATE_API_KEY=wrong_key)
         ask = subprocess.run(
-            [sys.executable, "rag_engine.py", "ask", "--course", "csc3100", "--upload", str(note), "--json", NOTE_QUESTION],
-            cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=180,
+            [
+                sys.executable,
+                "rag_engine.py",
+                "ask",
+                "--course",
+                "csc3100",
+                "--upload",
+                str(note),
+                "--json",
+                NOTE_QUESTION,
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
         )
     finally:
         failing_llm.stop()
@@ -324,9 +370,11 @@ def test_cli_stdout_and_stderr_carry_no_secret_even_on_errors(services, sample_d
 # --------------------------------------------------------------------------- logs in process
 
 
-def test_engine_logs_carry_no_secret_and_no_upload_text(services, sample_data, tmp_path, monkeypatch, caplog, cached_embedder):
-    from courserag.engine.facade import RagEngine
+def test_engine_logs_carry_no_secret_and_no_upload_text(
+    services, sample_data, tmp_path, monkeypatch, caplog, cached_embedder
+):
     from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
 
     llm, weaviate = services
     for name, value in secret_env(llm, weaviate, DATA_DIR=sample_data).items():
@@ -374,8 +422,8 @@ def test_engine_logs_carry_no_secret_and_no_upload_text(services, sample_data, t
 
 
 def test_secrets_are_not_in_settings_or_engine_reprs(services, monkeypatch):
-    from courserag.engine.facade import RagEngine
     from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
 
     llm, weaviate = services
     for name, value in secret_env(llm, weaviate).items():

@@ -71,12 +71,18 @@ def app(built_sample_data, cached_embedder, tmp_path_factory):
         instructor_enabled=True,
         limits=replace(Limits(), max_file_mb=1.0, max_files_per_upload=3),
         parse=ParseBudget(wall_s=PARSE_WALL_S, cpu_s=60.0),
-        server=ServerLimits(max_request_mb=0.5, uploads_per_client=UPLOADS_PER_CLIENT, feedback_per_client=FEEDBACK_PER_CLIENT),
+        server=ServerLimits(
+            max_request_mb=0.5, uploads_per_client=UPLOADS_PER_CLIENT, feedback_per_client=FEEDBACK_PER_CLIENT
+        ),
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADIO_TEMP_DIR", str(root / "gradio-tmp"))
-        engine = RagEngine(settings, load_course_directory(settings.course_directory),
-                           LocalCourseStore(root / "data" / "index", cached_embedder.dim), GatedEmbedder(cached_embedder, HOLD))
+        engine = RagEngine(
+            settings,
+            load_course_directory(settings.course_directory),
+            LocalCourseStore(root / "data" / "index", cached_embedder.dim),
+            GatedEmbedder(cached_embedder, HOLD),
+        )
         with launched(engine, settings) as running:
             running.root = root
             config = httpx.get(running.url + "config", timeout=30).json()
@@ -99,18 +105,29 @@ class Peer:
         self.http = httpx.Client(base_url=app.url, timeout=120, transport=httpx.HTTPTransport(local_address=address))
 
     def upload(self, name: str, body: bytes, headers: dict | None = None) -> httpx.Response:
-        return self.http.post("gradio_api/upload", files={"files": (name, body, "application/octet-stream")},
-                              headers=headers or {})
+        return self.http.post(
+            "gradio_api/upload", files={"files": (name, body, "application/octet-stream")}, headers=headers or {}
+        )
 
     def call(self, dependency: dict, data: list, event_data=None, headers: dict | None = None) -> dict:
         """One event through the queue; the process_completed message. The body is sent as
         escaped JSON (ensure_ascii), so text that is not valid Unicode arrives as the red team sent it."""
         session = uuid.uuid4().hex[:11]
         trigger = dependency["targets"][0][0] if dependency.get("targets") else None
-        body = json.dumps({"data": data, "event_data": event_data, "fn_index": dependency["id"],
-                           "trigger_id": trigger, "session_hash": session})
-        joined = self.http.post("gradio_api/queue/join", content=body.encode("ascii"),
-                                headers={"content-type": "application/json", **(headers or {})})
+        body = json.dumps(
+            {
+                "data": data,
+                "event_data": event_data,
+                "fn_index": dependency["id"],
+                "trigger_id": trigger,
+                "session_hash": session,
+            }
+        )
+        joined = self.http.post(
+            "gradio_api/queue/join",
+            content=body.encode("ascii"),
+            headers={"content-type": "application/json", **(headers or {})},
+        )
         joined.raise_for_status()
         with self.http.stream("GET", "gradio_api/queue/data", params={"session_hash": session}) as stream:
             for line in stream.iter_lines():
@@ -152,16 +169,21 @@ def test_the_guard_answers_on_the_app_as_app_py_launches_it(app):
     served = peer.http.get(f"gradio_api/file={path}")
     assert served.status_code in (403, 404) and b"my notes" not in served.content
     history = [{"role": "user", "content": "x" * 1000}] * 1000  # 1 MB, over MAX_REQUEST_MB
-    body = {"data": ["q", history, "csc3100", "both", None, "en", []], "fn_index": app.deps["ask"]["id"],
-            "session_hash": uuid.uuid4().hex[:11]}
+    body = {
+        "data": ["q", history, "csc3100", "both", None, "en", []],
+        "fn_index": app.deps["ask"]["id"],
+        "session_hash": uuid.uuid4().hex[:11],
+    }
     assert peer.http.post("gradio_api/queue/join", json=body).status_code == 413
 
 
 def test_uploads_are_counted_per_client_whatever_it_says_it_is(app):
     """Before: 70 uploads from one client were all accepted; then X-Forwarded-For chose the client."""
     peer = Peer(app, "127.0.0.3")
-    codes = [peer.upload(f"n{i}.md", b"# n\n\nx\n", {"X-Forwarded-For": f"198.51.100.{i + 1}"}).status_code
-             for i in range(UPLOADS_PER_CLIENT + 1)]
+    codes = [
+        peer.upload(f"n{i}.md", b"# n\n\nx\n", {"X-Forwarded-For": f"198.51.100.{i + 1}"}).status_code
+        for i in range(UPLOADS_PER_CLIENT + 1)
+    ]
     assert codes == [200] * UPLOADS_PER_CLIENT + [429]
     assert Peer(app, "127.0.0.4").upload("n.md", b"# n\n\nx\n").status_code == 200  # another client is not affected
 
@@ -229,7 +251,9 @@ def test_a_course_name_that_is_not_text_is_refused_and_every_page_still_loads(ap
     assert peer.http.get("").status_code == 200
     # A good save keeps the file's mode (it became 0600) and the name it had goes back.
     course = app.engine.course("csc3100")
-    status, note, _ = peer.output(save, [COURSE_TOKEN, "csc3100", "CSC3100 Data Structures!", course.description, "", "en"])
+    status, note, _ = peer.output(
+        save, [COURSE_TOKEN, "csc3100", "CSC3100 Data Structures!", course.description, "", "en"]
+    )
     assert "cannot" not in note and stat.S_IMODE(directory.stat().st_mode) == 0o644
     peer.output(save, [COURSE_TOKEN, "csc3100", course.name, course.description, "\n".join(course.examples), "en"])
     assert app.engine.course("csc3100").name == course.name
@@ -239,8 +263,9 @@ def test_add_files_refuses_a_file_of_another_course(app, tokens):
     """Before: a server path from ds2010's folder, given as an upload, was copied into csc3100."""
     other = app.root / "courses" / "ds2010" / "课程大纲.md"
     target = app.root / "courses" / "csc3100" / other.name
-    message = Peer(app, "127.0.0.8").call(app.deps["instructor_add_files"],
-                                          [COURSE_TOKEN, "csc3100", [file_data(str(other), other.name)], "en"])
+    message = Peer(app, "127.0.0.8").call(
+        app.deps["instructor_add_files"], [COURSE_TOKEN, "csc3100", [file_data(str(other), other.name)], "en"]
+    )
     assert not target.exists(), message
     assert not message.get("success") or "only uploaded files" in json.dumps(message, ensure_ascii=False)
 
@@ -248,7 +273,9 @@ def test_add_files_refuses_a_file_of_another_course(app, tokens):
 def test_batch_lines_cannot_name_another_course(app, tokens):
     """Before: a batch line {"course": "ds2010"} ran with the csc3100 token."""
     lines = '{"question": "迟交作业怎么扣分？", "course": "ds2010"}\nWhat is the late policy for homework?'
-    status, _, table = Peer(app, "127.0.0.9").output(app.deps["instructor_batch"], [COURSE_TOKEN, "csc3100", lines, "en"])
+    status, _, table = Peer(app, "127.0.0.9").output(
+        app.deps["instructor_batch"], [COURSE_TOKEN, "csc3100", lines, "en"]
+    )
     rows = table["data"]
     assert rows[0][2] == "error" and "csc3100 only" in rows[0][3]
     assert rows[1][2].startswith("answered")
@@ -266,8 +293,9 @@ def test_a_forged_forwarded_for_neither_escapes_nor_aims_the_token_throttle(app,
     guesser, instructor = Peer(app, "127.0.0.10"), Peer(app, "127.0.0.1")
     try:
         for n in range(THROTTLE.max_failures):
-            status, *_ = guesser.output(unlock, [f"guess-{n}", "csc3100", "en"],
-                                        headers={"X-Forwarded-For": f"127.0.0.1, 198.51.{n}.1"})
+            status, *_ = guesser.output(
+                unlock, [f"guess-{n}", "csc3100", "en"], headers={"X-Forwarded-For": f"127.0.0.1, 198.51.{n}.1"}
+            )
             assert status.startswith("🔒"), status
         status, *_ = guesser.output(unlock, [GLOBAL_TOKEN, "csc3100", "en"], headers={"X-Forwarded-For": "192.0.2.1"})
         assert "Too many wrong tokens" in status  # the guesser is throttled, whatever it claims
@@ -291,9 +319,12 @@ def test_feedback_is_rate_limited_per_client(app):
 def _comment_dep(app) -> dict:
     config = httpx.get(app.url + "config", timeout=30).json()
     ids = {c["id"]: c for c in config["components"]}
-    return next(d for d in config["dependencies"]
-                if any(ids.get(t[0], {}).get("props", {}).get("elem_id") == "cr-comment-send" for t in d.get("targets", []))
-                or d.get("api_name") == "send_comment")
+    return next(
+        d
+        for d in config["dependencies"]
+        if any(ids.get(t[0], {}).get("props", {}).get("elem_id") == "cr-comment-send" for t in d.get("targets", []))
+        or d.get("api_name") == "send_comment"
+    )
 
 
 # -- finding 5: upload turns per client ---------------------------------------------------------------
@@ -305,13 +336,21 @@ def test_sessions_of_one_client_do_not_keep_another_clients_note_waiting(app):
     are held inside their turn (their embedding waits for HOLD), so whether the note is read
     depends on the turns alone, not on how fast anything runs."""
     attacker, learner = Peer(app, "127.0.0.13"), Peer(app, "127.0.0.14")
-    paths = [attacker.upload(f"held{n}.md", f"# Held\n\n{HOLD.marker} file {n}.\n".encode()).json()[0] for n in range(3)]
-    threads = [threading.Thread(target=Peer(app, "127.0.0.13").call,  # one connection pool per thread
-                                args=(app.deps["upload"], [[file_data(p, Path(p).name)], None, "en"])) for p in paths]
+    paths = [
+        attacker.upload(f"held{n}.md", f"# Held\n\n{HOLD.marker} file {n}.\n".encode()).json()[0] for n in range(3)
+    ]
+    threads = [
+        threading.Thread(
+            target=Peer(app, "127.0.0.13").call,  # one connection pool per thread
+            args=(app.deps["upload"], [[file_data(p, Path(p).name)], None, "en"]),
+        )
+        for p in paths
+    ]
     note = learner.upload("one_line.md", b"# Note\n\nThe quokka checksum is Q-4411.\n").json()[0]
     result: list = []
-    victim = threading.Thread(target=lambda: result.append(
-        learner.output(app.deps["upload"], [[file_data(note, "one_line.md")], None, "en"])))
+    victim = threading.Thread(
+        target=lambda: result.append(learner.output(app.deps["upload"], [[file_data(note, "one_line.md")], None, "en"]))
+    )
     gate = app.engine.upload_gate
     try:
         for thread in threads:
@@ -331,8 +370,15 @@ def test_sessions_of_one_client_do_not_keep_another_clients_note_waiting(app):
 # -- in a real browser: where findings 2 and 4 were visible in a page ---------------------------------
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -350,9 +396,12 @@ def browser():
 def test_in_a_browser_a_page_in_a_course_folder_does_not_run_on_the_apps_origin(app, browser):
     """Before: a script in a course folder's HTML file ran on the app's origin and read /config."""
     page_file = app.root / "courses" / "csc3100" / "planted.html"
-    page_file.write_text("<html><body><script>document.title = 'ran';"
-                         "fetch('/config').then(r => r.text()).then(t => { document.body.dataset.config = t.length; });"
-                         "</script></body></html>", encoding="utf-8")
+    page_file.write_text(
+        "<html><body><script>document.title = 'ran';"
+        "fetch('/config').then(r => r.text()).then(t => { document.body.dataset.config = t.length; });"
+        "</script></body></html>",
+        encoding="utf-8",
+    )
     context = browser.new_context()
     try:
         page = context.new_page()
@@ -366,13 +415,16 @@ def test_in_a_browser_a_page_in_a_course_folder_does_not_run_on_the_apps_origin(
 
 def test_in_a_browser_the_page_still_loads_after_a_course_name_that_is_not_text(app, browser, tokens):
     """Before: after "A\\ud800B" was saved, every visitor's page load failed, for every course."""
-    Peer(app, "127.0.0.15").output(app.deps["instructor_save_details"],
-                                   [COURSE_TOKEN, "csc3100", "A\ud800B", "Hashing and heaps.", "", "en"])
+    Peer(app, "127.0.0.15").output(
+        app.deps["instructor_save_details"], [COURSE_TOKEN, "csc3100", "A\ud800B", "Hashing and heaps.", "", "en"]
+    )
     context = browser.new_context(locale="en-US")
     context.set_default_timeout(60_000)
     try:
         page = context.new_page()
         page.goto(app.url)
-        page.wait_for_function("/CSC3100 Data Structures/.test(document.querySelector('#cr-course-card')?.innerText || '')")
+        page.wait_for_function(
+            "/CSC3100 Data Structures/.test(document.querySelector('#cr-course-card')?.innerText || '')"
+        )
     finally:
         context.close()

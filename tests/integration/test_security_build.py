@@ -32,10 +32,10 @@ def test_a_build_against_a_dead_weaviate_fails_even_beside_a_local_index(monkeyp
 @pytest.mark.slow
 def test_the_instructors_build_against_a_dead_weaviate_says_so(monkeypatch, sample_data, cached_embedder):
     """The same through the engine the instructor tab uses: an error naming the URL, not a summary."""
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
     from courserag.errors import StoreUnavailableError
-    from courserag.config.settings import Settings
     from courserag.stores import FallbackCourseStore, build_store
     from tests.conftest import SAMPLE_DIRECTORY
 

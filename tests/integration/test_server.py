@@ -10,7 +10,6 @@ test has its own.
 from __future__ import annotations
 
 import itertools
-
 import json
 import shutil
 import threading
@@ -51,14 +50,23 @@ def app(built_sample_data, cached_embedder, tmp_path_factory):
         limits=replace(Limits(), max_file_mb=1.0, max_files_per_upload=3, max_pdf_content_mb=10_000),
         parse=ParseBudget(wall_s=PARSE_WALL_S, cpu_s=60.0),
         # The tests stand in for a Space's proxy: 127.0.0.1 is trusted to name the client.
-        server=ServerLimits(max_request_mb=0.5, upload_tmp_mb=3.0, uploads_per_client=4, max_history_chars=20_000,
-                            trusted_proxies=("127.0.0.1",)),
+        server=ServerLimits(
+            max_request_mb=0.5,
+            upload_tmp_mb=3.0,
+            uploads_per_client=4,
+            max_history_chars=20_000,
+            trusted_proxies=("127.0.0.1",),
+        ),
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADIO_TEMP_DIR", str(root / "gradio-tmp"))
         patch.setenv("GRADIO_HEARTBEAT_INTERVAL", "1")
-        engine = RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY),
-                           LocalCourseStore(data / "index", cached_embedder.dim), cached_embedder)
+        engine = RagEngine(
+            settings,
+            load_course_directory(SAMPLE_DIRECTORY),
+            LocalCourseStore(data / "index", cached_embedder.dim),
+            cached_embedder,
+        )
         with launched(engine, settings, state_session_capacity=STATE_CAPACITY) as running:
             yield SimpleNamespace(url=running.url, engine=engine, demo=running.demo, tmp=root / "gradio-tmp", root=root)
 
@@ -73,8 +81,12 @@ def client_headers() -> dict:
 
 
 def upload_raw(app, name: str, body: bytes, headers: dict | None = None) -> httpx.Response:
-    return httpx.post(app.url + "gradio_api/upload", files={"files": (name, body, "application/octet-stream")},
-                      headers=headers or client_headers(), timeout=60)
+    return httpx.post(
+        app.url + "gradio_api/upload",
+        files={"files": (name, body, "application/octet-stream")},
+        headers=headers or client_headers(),
+        timeout=60,
+    )
 
 
 def file_data(path: str, name: str) -> dict:
@@ -108,8 +120,13 @@ def test_a_huge_request_body_is_refused_before_any_work(app):
     """Before: a 20 MB chat history was accepted; a 5 MB one cost 42 s of CPU in LLM mode."""
     deps = dependencies(app.url)
     history = [{"role": "user", "content": "x" * 1000}] * 5000  # 5 MB
-    body = {"data": ["What is the late policy?", history, "csc3100", "both", None, "en", []],
-            "fn_index": deps["ask"]["id"], "session_hash": uuid.uuid4().hex[:11], "event_data": None, "trigger_id": None}
+    body = {
+        "data": ["What is the late policy?", history, "csc3100", "both", None, "en", []],
+        "fn_index": deps["ask"]["id"],
+        "session_hash": uuid.uuid4().hex[:11],
+        "event_data": None,
+        "trigger_id": None,
+    }
     started = time.monotonic()
     response = httpx.post(app.url + "gradio_api/queue/join", json=body, timeout=60)
     assert response.status_code == 413 and time.monotonic() - started < SLACK_S
@@ -118,16 +135,23 @@ def test_a_huge_request_body_is_refused_before_any_work(app):
         for _ in range(8):
             yield b"x" * (128 * 1024)
 
-    response = httpx.post(app.url + "gradio_api/queue/join", content=chunks(), timeout=60,
-                          headers={"content-type": "application/json"})
+    response = httpx.post(
+        app.url + "gradio_api/queue/join", content=chunks(), timeout=60, headers={"content-type": "application/json"}
+    )
     assert response.status_code == 413
 
 
 def test_a_long_client_history_is_cut_before_the_answer(app):
-    messages = [{"role": "user" if i % 2 == 0 else "assistant",
-                 "content": [{"type": "text", "text": f"message {i} " + "y" * 900}]} for i in range(60)]
-    chat, _, payload = client(app).predict("What is the late policy for homework?", messages, "csc3100", "both",
-                                           api_name="/ask")
+    messages = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": [{"type": "text", "text": f"message {i} " + "y" * 900}],
+        }
+        for i in range(60)
+    ]
+    chat, _, payload = client(app).predict(
+        "What is the late policy for homework?", messages, "csc3100", "both", api_name="/ask"
+    )
     assert payload["citations"]
     assert len(chat) < len(messages) + 2 and sum(len(json.dumps(m)) for m in chat[:-2]) < 30_000
     assert "message 59" in json.dumps(chat)  # the newest are the ones kept
@@ -191,7 +215,9 @@ def test_cheap_requests_cannot_evict_a_learners_notes(app, tmp_path):
     deps = dependencies(app.url)
     for _ in range(4 * STATE_CAPACITY):
         queue_call(app.url, deps["list_uploads"], [None])  # a new session hash each time
-        httpx.post(app.url + "gradio_api/run/clear", json={"data": [], "session_hash": uuid.uuid4().hex[:11]}, timeout=30)
+        httpx.post(
+            app.url + "gradio_api/run/clear", json={"data": [], "session_hash": uuid.uuid4().hex[:11]}, timeout=30
+        )
     assert len(app.demo.app.state_holder.session_data) <= STATE_CAPACITY
     _, _, payload = learner.predict("What is the wombat lab code?", [], "csc3100", "notes", api_name="/ask")
     assert payload["refused"] is False and "W-9137" in payload["answer"]

@@ -6,11 +6,8 @@ import time
 
 import pytest
 
-from tests.app_helpers import free_port
-
 from courserag.cli import ask_main, build_main
-
-
+from tests.app_helpers import free_port
 
 
 @pytest.fixture
@@ -41,7 +38,9 @@ def test_build_then_ask_answers_from_weaviate_for_both_courses(weaviate_env, cap
     chinese = ask_json(capsys, "--course", "ds2010", "作业迟交超过48小时会怎样？")
     for result, course in ((english, "csc3100"), (chinese, "ds2010")):
         assert not result["refused"] and result["warnings"] == []
-        assert {c["store"] for c in result["citations"]} == {"weaviate"}, [(c["source"], c["locator"], c["score"]) for c in result["citations"]]
+        assert {c["store"] for c in result["citations"]} == {"weaviate"}, [
+            (c["source"], c["locator"], c["score"]) for c in result["citations"]
+        ]
         assert {c["course_id"] for c in result["citations"]} == {course}
     assert english["citations"][0]["source"] == "syllabus.md"
     assert chinese["citations"][0]["source"] == "课程大纲.md"
@@ -67,7 +66,9 @@ def test_ask_with_unreachable_weaviate_answers_from_uploads_with_warning(monkeyp
     notes = tmp_path / "notes.md"
     notes.write_text("# Notes\n\nThe quiz on heaps is worth five bonus points.\n", encoding="utf-8")
     started = time.monotonic()
-    result = ask_json(capsys, "--course", "csc3100", "--upload", str(notes), "How many bonus points is the heap quiz worth?")
+    result = ask_json(
+        capsys, "--course", "csc3100", "--upload", str(notes), "How many bonus points is the heap quiz worth?"
+    )
     assert time.monotonic() - started < 30
     assert any(url in w and "unavailable" in w for w in result["warnings"])
     assert result["citations"] and {c["origin"] for c in result["citations"]} == {"upload"}

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from courserag.courses.directory import last_good_path, load_course_directory, load_or_last_good
 from courserag.courses.edit import CourseEdit, update_course, validated
 from courserag.courses.text import text_problem
-from courserag.courses.directory import last_good_path, load_course_directory, load_or_last_good
 from courserag.errors import ConfigError, CourseRagError
 from courserag.instructor.feedback import FeedbackLog
 from courserag.retrieval.session_pool import UploadGate
@@ -30,26 +30,31 @@ PROXY = ClientPolicy.of(["10.0.0.0/8", "fc00::/7"])
 # -- finding 6: a client cannot choose its address ---------------------------------------------
 
 
-@pytest.mark.parametrize("peer, header, policy, expected", [
-    ("203.0.113.5", None, ClientPolicy(), "203.0.113.5"),
-    ("203.0.113.5", "127.0.0.1", ClientPolicy(), "203.0.113.5"),  # no proxy configured: never believed
-    ("127.0.0.1", "198.51.100.1", ClientPolicy(), "127.0.0.1"),
-    ("203.0.113.5", "127.0.0.1", PROXY, "203.0.113.5"),  # not from the proxy: not believed
-    ("10.1.2.3", "198.51.100.7", PROXY, "198.51.100.7"),  # the proxy names the client
-    ("10.1.2.3", "6.6.6.6, 198.51.100.7", PROXY, "198.51.100.7"),  # what the client wrote is left of it
-    ("10.1.2.3", "198.51.100.7, 10.9.9.9", PROXY, "198.51.100.7"),  # two trusted hops
-    ("10.1.2.3", "10.9.9.9", PROXY, "10.1.2.3"),  # only proxies: the peer
-    ("10.1.2.3", "198.51.100.7, ", PROXY, "10.1.2.3"),  # an empty hop cannot be read past
-    ("fc00::1", "2001:db8::9", PROXY, "2001:db8::9"),
-    (None, None, ClientPolicy(), "?"),
-])
+@pytest.mark.parametrize(
+    "peer, header, policy, expected",
+    [
+        ("203.0.113.5", None, ClientPolicy(), "203.0.113.5"),
+        ("203.0.113.5", "127.0.0.1", ClientPolicy(), "203.0.113.5"),  # no proxy configured: never believed
+        ("127.0.0.1", "198.51.100.1", ClientPolicy(), "127.0.0.1"),
+        ("203.0.113.5", "127.0.0.1", PROXY, "203.0.113.5"),  # not from the proxy: not believed
+        ("10.1.2.3", "198.51.100.7", PROXY, "198.51.100.7"),  # the proxy names the client
+        ("10.1.2.3", "6.6.6.6, 198.51.100.7", PROXY, "198.51.100.7"),  # what the client wrote is left of it
+        ("10.1.2.3", "198.51.100.7, 10.9.9.9", PROXY, "198.51.100.7"),  # two trusted hops
+        ("10.1.2.3", "10.9.9.9", PROXY, "10.1.2.3"),  # only proxies: the peer
+        ("10.1.2.3", "198.51.100.7, ", PROXY, "10.1.2.3"),  # an empty hop cannot be read past
+        ("fc00::1", "2001:db8::9", PROXY, "2001:db8::9"),
+        (None, None, ClientPolicy(), "?"),
+    ],
+)
 def test_the_client_is_the_peer_unless_a_trusted_proxy_names_it(peer, header, policy, expected):
     assert client_of(peer, header, policy) == expected
 
 
 def test_asgi_scopes_and_gradio_requests_name_the_same_client():
     scope = {"client": ("10.1.2.3", 5555), "headers": [(b"x-forwarded-for", b"6.6.6.6, 198.51.100.7")]}
-    request = SimpleNamespace(client=SimpleNamespace(host="10.1.2.3"), headers={"x-forwarded-for": "6.6.6.6, 198.51.100.7"})
+    request = SimpleNamespace(
+        client=SimpleNamespace(host="10.1.2.3"), headers={"x-forwarded-for": "6.6.6.6, 198.51.100.7"}
+    )
     assert scope_client(scope, PROXY) == request_client(request, PROXY) == "198.51.100.7"
     assert scope_client(scope, ClientPolicy()) == request_client(request, ClientPolicy()) == "10.1.2.3"
     assert request_client(None, PROXY) == "?"
@@ -130,31 +135,37 @@ def test_without_a_client_each_session_is_its_own_client():
 # -- finding 2 and 9: text of the course directory ---------------------------------------------
 
 
-@pytest.mark.parametrize("value, allow_newlines, fragment", [
-    ("CSC3100 Data Structures", False, None),
-    ("数据科学导论", False, None),
-    ("line one\nline two", True, None),
-    ("A\ud800B", False, "lone surrogate (U+D800 at position 2)"),
-    ("exe.txt\u202e", False, "bidirectional control character (U+202E"),
-    ("a\u2066b", False, "bidirectional"),
-    ("a\u200fb", False, "bidirectional"),
-    ("a\x00b", False, "control character (U+0000"),
-    ("a\x1bb", True, "control character (U+001B"),
-    ("line one\nline two", False, "control character (U+000A"),
-    ("a\ufffeb", False, "noncharacter"),
-    ("x" * 11, False, "is 11 characters long (at most 10)"),
-])
+@pytest.mark.parametrize(
+    "value, allow_newlines, fragment",
+    [
+        ("CSC3100 Data Structures", False, None),
+        ("数据科学导论", False, None),
+        ("line one\nline two", True, None),
+        ("A\ud800B", False, "lone surrogate (U+D800 at position 2)"),
+        ("exe.txt\u202e", False, "bidirectional control character (U+202E"),
+        ("a\u2066b", False, "bidirectional"),
+        ("a\u200fb", False, "bidirectional"),
+        ("a\x00b", False, "control character (U+0000"),
+        ("a\x1bb", True, "control character (U+001B"),
+        ("line one\nline two", False, "control character (U+000A"),
+        ("a\ufffeb", False, "noncharacter"),
+        ("x" * 11, False, "is 11 characters long (at most 10)"),
+    ],
+)
 def test_text_a_browser_and_yaml_cannot_carry_is_named(value, allow_newlines, fragment):
     problem = text_problem(value, 10 if fragment and "long" in fragment else 1000, allow_newlines)
     assert problem is None if fragment is None else fragment in problem
 
 
-@pytest.mark.parametrize("name, description, examples", [
-    ("A\ud800B", "fine", ""),
-    ("CSC3100\u202e", "fine", ""),
-    ("CSC3100", "bad\x07bell", ""),
-    ("CSC3100", "fine", "What is\u202e this?"),
-])
+@pytest.mark.parametrize(
+    "name, description, examples",
+    [
+        ("A\ud800B", "fine", ""),
+        ("CSC3100\u202e", "fine", ""),
+        ("CSC3100", "bad\x07bell", ""),
+        ("CSC3100", "fine", "What is\u202e this?"),
+    ],
+)
 def test_an_edit_with_text_that_is_not_text_is_refused(name, description, examples):
     with pytest.raises(CourseRagError) as error:
         validated(name, description, examples)
@@ -164,8 +175,10 @@ def test_an_edit_with_text_that_is_not_text_is_refused(name, description, exampl
 @pytest.fixture
 def directory_copy(tmp_path) -> Path:
     path = tmp_path / "course_directory.yaml"
-    path.write_text(SAMPLE_DIRECTORY.read_text(encoding="utf-8").replace("docs: courses/", f"docs: {PROJECT_ROOT}/courses/"),
-                    encoding="utf-8")
+    path.write_text(
+        SAMPLE_DIRECTORY.read_text(encoding="utf-8").replace("docs: courses/", f"docs: {PROJECT_ROOT}/courses/"),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -189,8 +202,9 @@ def test_a_broken_directory_falls_back_to_the_last_good_copy_with_a_warning(dire
     data = tmp_path / "data"
     good = load_or_last_good(directory_copy, data)
     assert last_good_path(data).is_file()
-    directory_copy.write_text(directory_copy.read_text(encoding="utf-8").replace("CSC3100 Data Structures", "A\\ud800B"),
-                              encoding="utf-8")
+    directory_copy.write_text(
+        directory_copy.read_text(encoding="utf-8").replace("CSC3100 Data Structures", "A\\ud800B"), encoding="utf-8"
+    )
     with caplog.at_level("WARNING"):
         again = load_or_last_good(directory_copy, data)
     assert again == good
@@ -202,12 +216,14 @@ def test_a_broken_directory_falls_back_to_the_last_good_copy_with_a_warning(dire
 
 def test_the_engine_starts_from_the_last_good_directory(directory_copy, tmp_path, caplog):
     """Before: `app.py` no longer started once a bad name was saved."""
-    from courserag.engine.facade import RagEngine
     from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
 
     settings = Settings(course_directory=directory_copy, data_dir=tmp_path / "data")
     assert [c.id for c in RagEngine.from_settings(settings).courses] == ["csc3100", "ds2010"]
-    directory_copy.write_text(directory_copy.read_text(encoding="utf-8").replace("DS2010", "\u202eDS2010"), encoding="utf-8")
+    directory_copy.write_text(
+        directory_copy.read_text(encoding="utf-8").replace("DS2010", "\u202eDS2010"), encoding="utf-8"
+    )
     with caplog.at_level("WARNING"):
         engine = RagEngine.from_settings(settings)
     assert engine.course("ds2010").name == "DS2010 数据科学导论" and "last good copy" in caplog.text
@@ -219,8 +235,9 @@ def test_the_engine_starts_from_the_last_good_directory(directory_copy, tmp_path
 def test_an_old_comment_is_still_read_after_a_flood(tmp_path):
     """Before: readers took the last 8 MB only; 8,582 flood records hid a genuine 👍 and its comment."""
     log = FeedbackLog(tmp_path)
-    genuine = log.record_vote(question="Is the final open book?", answer="Yes [1].", citations=[], course_id="csc3100",
-                              vote="up")
+    genuine = log.record_vote(
+        question="Is the final open book?", answer="Yes [1].", citations=[], course_id="csc3100", vote="up"
+    )
     log.add_comment(genuine, "this answer saved my revision")
     flood = (json.dumps({"id": "x", "course": "csc3100", "vote": "down", "question": "spam " * 190}) + "\n").encode()
     with log.feedback_path.open("ab") as handle:
@@ -236,8 +253,8 @@ def test_pages_sharing_one_stream_are_interpreted_once(monkeypatch):
     """Before: 20 pages sharing one heavy stream re-interpreted it 20 times (over 30 s)."""
     from pypdf import PageObject
 
-    from courserag.ingest.parsers import parse_bytes
     from courserag.config.settings import Limits
+    from courserag.ingest.parsers import parse_bytes
     from docgen import bombs
 
     calls = []
@@ -250,9 +267,9 @@ def test_pages_sharing_one_stream_are_interpreted_once(monkeypatch):
 
 def test_the_red_team_pdf_is_refused_by_its_structure():
     """20 pages sharing a 3.2 MB stream (under the old 64 MB count) are over the new 8 MB one."""
+    from courserag.config.settings import Limits
     from courserag.errors import TooComplexError
     from courserag.ingest.parsers import parse_bytes
-    from courserag.config.settings import Limits
     from docgen import bombs
 
     with pytest.raises(TooComplexError) as error:
@@ -261,8 +278,8 @@ def test_the_red_team_pdf_is_refused_by_its_structure():
 
 
 def test_the_course_pdfs_are_far_inside_the_content_limit():
-    from courserag.ingest.parsers import parse_file
     from courserag.config.settings import Limits
+    from courserag.ingest.parsers import parse_file
 
     for path in sorted((PROJECT_ROOT / "courses").rglob("*.pdf")):
         assert parse_file(path, path.name, Limits(max_pdf_content_mb=0.1)).sections  # 80× under the default

@@ -1,6 +1,6 @@
 """Pytest fixtures for the fake Weaviate server; import them from tests/conftest.py:
 
-    from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: F401
+from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: F401
 """
 
 from __future__ import annotations

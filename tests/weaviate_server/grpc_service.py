@@ -59,7 +59,9 @@ def filter_from_proto(flt: base_pb2.Filters) -> Filter:
     """The wire filter as the plain dict `state.matches` evaluates."""
     op = _OPERATORS.get(flt.operator)
     if op is None:
-        raise WeaviateError(f"filter operator {flt.operator} is not supported by the fake server", grpc_code="UNIMPLEMENTED")
+        raise WeaviateError(
+            f"filter operator {flt.operator} is not supported by the fake server", grpc_code="UNIMPLEMENTED"
+        )
     if op in ("And", "Or", "Not"):
         return {"op": op, "filters": [filter_from_proto(f) for f in flt.filters]}
     if flt.HasField("target"):
@@ -90,7 +92,10 @@ def _vector_from(vector_bytes: bytes, floats, vectors) -> np.ndarray | None:
         return np.asarray(list(floats), dtype=np.float32)
     if len(vectors):
         if len(vectors) > 1 or vectors[0].type == base_pb2.Vectors.VECTOR_TYPE_MULTI_FP32:
-            raise WeaviateError("multi-vectors and several named vectors are not supported by the fake server", grpc_code="UNIMPLEMENTED")
+            raise WeaviateError(
+                "multi-vectors and several named vectors are not supported by the fake server",
+                grpc_code="UNIMPLEMENTED",
+            )
         return np.frombuffer(vectors[0].vector_bytes, dtype="<f4").astype(np.float32)
     return None
 
@@ -146,9 +151,13 @@ def _value_to_proto(data_type: str, value: Any) -> properties_pb2.Value:
         if data_type in ("text[]", "string[]"):
             lv = properties_pb2.ListValue(text_values=properties_pb2.TextValues(values=[str(v) for v in value]))
         elif data_type == "int[]":
-            lv = properties_pb2.ListValue(int_values=properties_pb2.IntValues(values=struct.pack(f"<{len(value)}q", *value)))
+            lv = properties_pb2.ListValue(
+                int_values=properties_pb2.IntValues(values=struct.pack(f"<{len(value)}q", *value))
+            )
         elif data_type == "number[]":
-            lv = properties_pb2.ListValue(number_values=properties_pb2.NumberValues(values=struct.pack(f"<{len(value)}d", *value)))
+            lv = properties_pb2.ListValue(
+                number_values=properties_pb2.NumberValues(values=struct.pack(f"<{len(value)}d", *value))
+            )
         elif data_type == "boolean[]":
             lv = properties_pb2.ListValue(bool_values=properties_pb2.BoolValues(values=value))
         else:
@@ -164,7 +173,9 @@ def _result(coll: Collection, hit: Hit, request: search_get_pb2.SearchRequest) -
     else:
         names = [n for n in request.properties.non_ref_properties if n in obj.properties]
         if len(request.properties.ref_properties) or len(request.properties.object_properties):
-            raise WeaviateError("references and nested properties are not supported by the fake server", grpc_code="UNIMPLEMENTED")
+            raise WeaviateError(
+                "references and nested properties are not supported by the fake server", grpc_code="UNIMPLEMENTED"
+            )
     fields = {}
     for name in names:
         prop = coll.prop(name)
@@ -223,19 +234,37 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
         self._wait()
         start = time.perf_counter()
         try:
-            for unsupported in ("group_by", "generative", "rerank", "near_object", "near_text", "near_image",
-                                "near_audio", "near_video", "near_depth", "near_thermal", "near_imu", "boost"):
+            for unsupported in (
+                "group_by",
+                "generative",
+                "rerank",
+                "near_object",
+                "near_text",
+                "near_image",
+                "near_audio",
+                "near_video",
+                "near_depth",
+                "near_thermal",
+                "near_imu",
+                "boost",
+            ):
                 if request.HasField(unsupported):
                     raise WeaviateError(f"{unsupported} is not supported by the fake server", grpc_code="UNIMPLEMENTED")
             if request.tenant:
-                raise WeaviateError(f"class {request.collection} has multi-tenancy disabled, but request was with tenant")
+                raise WeaviateError(
+                    f"class {request.collection} has multi-tenancy disabled, but request was with tenant"
+                )
             coll = self.db.require_collection(request.collection)
             flt = filter_from_proto(request.filters) if request.HasField("filters") else None
             limit, offset = request.limit, request.offset
             if request.HasField("near_vector"):
                 nv = request.near_vector
                 hits = self.db.near_vector(
-                    coll, flt, _near_vector(nv), limit, offset,
+                    coll,
+                    flt,
+                    _near_vector(nv),
+                    limit,
+                    offset,
                     distance=nv.distance if nv.HasField("distance") else None,
                     certainty=nv.certainty if nv.HasField("certainty") else None,
                 )
@@ -252,7 +281,15 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
                 alpha = h.alpha_param if h.use_alpha_param and h.HasField("alpha_param") else h.alpha
                 fusion = "ranked" if h.fusion_type == base_search_pb2.Hybrid.FUSION_TYPE_RANKED else "relative"
                 hits = self.db.hybrid(
-                    coll, flt, h.query, vector, float(alpha), list(h.properties), fusion, limit, offset,
+                    coll,
+                    flt,
+                    h.query,
+                    vector,
+                    float(alpha),
+                    list(h.properties),
+                    fusion,
+                    limit,
+                    offset,
                     max_vector_distance=h.vector_distance if h.HasField("vector_distance") else None,
                 )
             else:
@@ -277,7 +314,9 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
                 if injected is not None:
                     raise WeaviateError(injected)
                 if obj.tenant:
-                    raise WeaviateError(f"class {obj.collection} has multi-tenancy disabled, but request was with tenant")
+                    raise WeaviateError(
+                        f"class {obj.collection} has multi-tenancy disabled, but request was with tenant"
+                    )
                 properties = _properties_from_batch(obj.properties) if obj.HasField("properties") else {}
                 vector = _vector_from(obj.vector_bytes, obj.vector, obj.vectors)
                 self.db.put_object(obj.collection, obj.uuid or str(uuid_lib.uuid4()), properties, vector)
@@ -291,13 +330,18 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
         start = time.perf_counter()
         try:
             if request.tenant:
-                raise WeaviateError(f"class {request.collection} has multi-tenancy disabled, but request was with tenant")
+                raise WeaviateError(
+                    f"class {request.collection} has multi-tenancy disabled, but request was with tenant"
+                )
             flt = filter_from_proto(request.filters) if request.HasField("filters") else None
             uuids = self.db.delete_where(request.collection, flt, request.dry_run)
         except WeaviateError as exc:
             self._abort(context, exc)
         objects = (
-            [batch_delete_pb2.BatchDeleteObject(uuid=uuid_lib.UUID(u).bytes, successful=not request.dry_run) for u in uuids]
+            [
+                batch_delete_pb2.BatchDeleteObject(uuid=uuid_lib.UUID(u).bytes, successful=not request.dry_run)
+                for u in uuids
+            ]
             if request.verbose
             else []
         )
@@ -318,9 +362,13 @@ class WeaviateServicer(weaviate_pb2_grpc.WeaviateServicer):
         A = aggregate_pb2.AggregateReply
         try:
             if request.WhichOneof("search") is not None:
-                raise WeaviateError("aggregations with a search are not supported by the fake server", grpc_code="UNIMPLEMENTED")
+                raise WeaviateError(
+                    "aggregations with a search are not supported by the fake server", grpc_code="UNIMPLEMENTED"
+                )
             if request.tenant:
-                raise WeaviateError(f"class {request.collection} has multi-tenancy disabled, but request was with tenant")
+                raise WeaviateError(
+                    f"class {request.collection} has multi-tenancy disabled, but request was with tenant"
+                )
             coll = self.db.require_collection(request.collection)
             flt = filter_from_proto(request.filters) if request.HasField("filters") else None
             metrics = []

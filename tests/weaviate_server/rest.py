@@ -64,7 +64,10 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         header = self.headers.get("Authorization") or ""
         if not header:
-            self._send(401, {"code": 401, "message": "anonymous access not enabled, please provide an auth scheme such as OIDC"})
+            self._send(
+                401,
+                {"code": 401, "message": "anonymous access not enabled, please provide an auth scheme such as OIDC"},
+            )
             return False
         if header != f"Bearer {self.server.api_key}":
             self._send(401, {"code": 401, "message": "unauthorized: invalid api key"})

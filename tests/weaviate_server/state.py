@@ -135,7 +135,9 @@ def normalise_class(body: dict) -> dict:
         raise WeaviateError(f"unknown stopword preset '{stopwords['preset']}'")
     inverted.setdefault("usingBlockMaxWAND", True)
     cls.setdefault("multiTenancyConfig", {"enabled": False, "autoTenantCreation": False, "autoTenantActivation": False})
-    cls.setdefault("replicationConfig", {"factor": 1, "asyncEnabled": False, "deletionStrategy": "NoAutomatedResolution"})
+    cls.setdefault(
+        "replicationConfig", {"factor": 1, "asyncEnabled": False, "deletionStrategy": "NoAutomatedResolution"}
+    )
     cls.setdefault(
         "shardingConfig",
         {
@@ -325,7 +327,9 @@ def matches(coll: Collection, obj: StoredObject, flt: Filter | None) -> bool:
         if prop is None:
             raise WeaviateError(f"no such prop with name '{path}' found in class '{coll.name}' in the schema")
         if op != "IsNull" and not prop.get("indexFilterable", True) and not prop.get("indexRangeFilters"):
-            raise WeaviateError(f"Filtering by property '{path}' requires inverted index. Is `indexFilterable` option of property '{path}' enabled?")
+            raise WeaviateError(
+                f"Filtering by property '{path}' requires inverted index. Is `indexFilterable` option of property '{path}' enabled?"
+            )
     actual = _object_value(obj, path)
     if op == "IsNull":
         return (actual is None) == bool(value)
@@ -596,9 +600,7 @@ class Database:
                 if prop is None:
                     raise WeaviateError(f"property '{name}' not found in class '{coll.name}'")
                 if not prop.get("indexSearchable"):
-                    raise WeaviateError(
-                        f"property '{name}' is not indexed for searching: set indexSearchable to true"
-                    )
+                    raise WeaviateError(f"property '{name}' is not indexed for searching: set indexSearchable to true")
                 out.append((name, float(boost) if boost else 1.0))
         else:
             out = [
@@ -653,7 +655,9 @@ class Database:
             if score > 0
         ]
 
-    def bm25(self, coll: Collection, flt: Filter | None, query: str, properties: list[str], limit: int, offset: int = 0) -> list[Hit]:
+    def bm25(
+        self, coll: Collection, flt: Filter | None, query: str, properties: list[str], limit: int, offset: int = 0
+    ) -> list[Hit]:
         with self.lock:
             return self._page(self.bm25_hits(coll, flt, query, properties), offset, limit)
 
@@ -758,4 +762,3 @@ def top_occurrences(objects: list[StoredObject], prop: str, limit: int) -> tuple
             total += 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return total, ranked[: limit or 5]
-

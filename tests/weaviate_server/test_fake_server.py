@@ -20,8 +20,14 @@ from tests.weaviate_server import start_server
 
 def connect(server, key=None):
     return weaviate.connect_to_custom(
-        "127.0.0.1", server.http_port, False, "127.0.0.1", server.grpc_port, False,
-        auth_credentials=Auth.api_key(key) if key else None, skip_init_checks=True,
+        "127.0.0.1",
+        server.http_port,
+        False,
+        "127.0.0.1",
+        server.grpc_port,
+        False,
+        auth_credentials=Auth.api_key(key) if key else None,
+        skip_init_checks=True,
     )
 
 
@@ -38,20 +44,27 @@ ROWS = [  # (course, kind, text)
 def loaded():
     server = start_server()
     client = connect(server)
-    client.collections.create_from_dict({
-        "class": "Things",
-        "vectorizer": "none",
-        "invertedIndexConfig": {"stopwords": {"preset": "none"}},
-        "properties": [
-            {"name": "course", "dataType": ["text"], "tokenization": "field"},
-            {"name": "kind", "dataType": ["text"], "tokenization": "field"},
-            {"name": "text", "dataType": ["text"], "tokenization": "whitespace"},
-        ],
-    })
+    client.collections.create_from_dict(
+        {
+            "class": "Things",
+            "vectorizer": "none",
+            "invertedIndexConfig": {"stopwords": {"preset": "none"}},
+            "properties": [
+                {"name": "course", "dataType": ["text"], "tokenization": "field"},
+                {"name": "kind", "dataType": ["text"], "tokenization": "field"},
+                {"name": "text", "dataType": ["text"], "tokenization": "whitespace"},
+            ],
+        }
+    )
     vectors = np.eye(len(ROWS), 8, dtype=np.float32)
     with client.batch.fixed_size(batch_size=len(ROWS)) as batch:
         for i, (course, kind, text) in enumerate(ROWS):
-            batch.add_object("Things", {"course": course, "kind": kind, "text": text}, uuid=generate_uuid5(i), vector=vectors[i].tolist())
+            batch.add_object(
+                "Things",
+                {"course": course, "kind": kind, "text": text},
+                uuid=generate_uuid5(i),
+                vector=vectors[i].tolist(),
+            )
     assert client.batch.failed_objects == []
     yield server, client, client.collections.get("Things"), vectors
     client.close()
@@ -68,7 +81,10 @@ def test_filters(loaded):
     assert texts(things.query.fetch_objects(filters=course.equal("c1"))) == {"alpha beta", "beta gamma"}
     either = (course.equal("c1") | course.equal("c2")) & kind.equal("pdf")
     assert texts(things.query.fetch_objects(filters=either)) == {"alpha beta", "gamma delta"}
-    assert texts(things.query.fetch_objects(filters=Filter.not_(course.equal("c2")) & kind.not_equal("md"))) == {"alpha beta", "epsilon"}
+    assert texts(things.query.fetch_objects(filters=Filter.not_(course.equal("c2")) & kind.not_equal("md"))) == {
+        "alpha beta",
+        "epsilon",
+    }
     assert texts(things.query.fetch_objects(filters=course.contains_any(["c3", "c9"]))) == {"epsilon"}
     assert texts(things.query.fetch_objects(filters=Filter.by_id().equal(generate_uuid5(4)))) == {"epsilon"}
     assert texts(things.query.fetch_objects(filters=Filter.by_property("text").like("delta*"))) == {"delta alpha beta"}
@@ -86,7 +102,9 @@ def test_batch_delete_dry_run_and_verbose(loaded):
 
 def test_searches(loaded):
     _, _, things, vectors = loaded
-    near = things.query.near_vector(vectors[1].tolist(), limit=2, return_metadata=MetadataQuery(distance=True, certainty=True))
+    near = things.query.near_vector(
+        vectors[1].tolist(), limit=2, return_metadata=MetadataQuery(distance=True, certainty=True)
+    )
     assert near.objects[0].properties["text"] == "beta gamma"
     assert near.objects[0].metadata.distance == pytest.approx(0.0, abs=1e-6)
     assert near.objects[0].metadata.certainty == pytest.approx(1.0, abs=1e-6)
@@ -117,7 +135,9 @@ def test_autoschema(autoschema):
     server = start_server(autoschema=autoschema)
     client = connect(server)
     try:
-        client.collections.create_from_dict({"class": "Notes", "vectorizer": "none", "properties": [{"name": "text", "dataType": ["text"]}]})
+        client.collections.create_from_dict(
+            {"class": "Notes", "vectorizer": "none", "properties": [{"name": "text", "dataType": ["text"]}]}
+        )
         with client.batch.fixed_size(batch_size=1) as batch:
             batch.add_object("Notes", {"text": "x", "pages": 3})
         failed = client.batch.failed_objects

@@ -19,12 +19,24 @@ from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
+from courserag.answers.extractive.subject import (
+    CHINESE_SYNONYM_SIMILARITY,
+    LATIN_WORD,
+    SYNONYM_SIMILARITY,
+    TRANSLATION_SIMILARITY,
+    WordVectors,
+    dictionary_senses,
+    found_words,
+    pool_weights,
+    subject_coverage,
+    subject_tokens,
+    word_translations,
+)
 from courserag.answers.extractive.units import Unit, source_units
-from courserag.retrieval.packing import ContextItem
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
 from courserag.lang.textnorm import is_chinese
-from courserag.answers.extractive.subject import CHINESE_SYNONYM_SIMILARITY, SYNONYM_SIMILARITY, TRANSLATION_SIMILARITY, WordVectors, LATIN_WORD, subject_coverage, dictionary_senses, found_words, pool_weights, word_translations, subject_tokens
+from courserag.retrieval.packing import ContextItem
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
 
@@ -147,9 +159,13 @@ def candidates(
     senses = dictionary_senses(subject) if cross_lingual and is_chinese(question) else {}
     if word_vectors and (cross_lingual or not is_chinese(question)):
         untranslated = subject - set(senses)
-        translations = word_translations(untranslated, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY)
+        translations = word_translations(
+            untranslated, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY
+        )
     elif word_vectors and paraphrase:
-        unused = {t for t in subject if not LATIN_WORD.match(t) and not any(found_words({t}, text) for text in contexts)}
+        unused = {
+            t for t in subject if not LATIN_WORD.match(t) and not any(found_words({t}, text) for text in contexts)
+        }
         translations = word_translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
     weights = pool_weights(subject, contexts)
@@ -160,8 +176,9 @@ def candidates(
         # heading that names two things equally about both. Measured on course_qa_dev: the
         # heading's share at 0.4 left "Date and time: …" under "Final exam" below a sentence
         # that names the final exam but no date (103/121); 0.5 and 0.6 both give 104/121.
-        coverage = (HEADED_SHARE * subject_coverage(subject, f"{unit.heading} {unit.context}", translations, weights, senses)
-                    + (1 - HEADED_SHARE) * subject_coverage(subject, unit.context, translations, weights, senses))
+        coverage = HEADED_SHARE * subject_coverage(
+            subject, f"{unit.heading} {unit.context}", translations, weights, senses
+        ) + (1 - HEADED_SHARE) * subject_coverage(subject, unit.context, translations, weights, senses)
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
         if cross_lingual and not translations and not senses or not subject:
@@ -172,13 +189,21 @@ def candidates(
             relevance = 0.5 * coverage + 0.5 * meaning if similarity else coverage
         date = issued(texts[n], unit.text) if n in texts else None
         change = date is not None and states_change(unit.text)
-        score = (relevance + 0.35 * _needs_met(ask, kinds) - 0.04 * (n - 1) - min(0.004 * unit.position, 0.04)
-                 + NEWER_BONUS * change + RULE_BONUS * (ask.yes_no and "rule" in kinds))
+        score = (
+            relevance
+            + 0.35 * _needs_met(ask, kinds)
+            - 0.04 * (n - 1)
+            - min(0.004 * unit.position, 0.04)
+            + NEWER_BONUS * change
+            + RULE_BONUS * (ask.yes_no and "rule" in kinds)
+        )
         out.append(Candidate(n, unit, kinds, coverage, margin, score, date, change))
     return sorted(out, key=lambda c: -c.score)
 
 
-def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float, meaning_only: bool = False) -> str:
+def _refusal(
+    ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float, meaning_only: bool = False
+) -> str:
     """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
     the question has no subject words, so no unit can name its subject; its meaning must do."""
     best = ranked[0]
@@ -191,8 +216,12 @@ def _refusal(ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverag
         holders = [c for c in on_subject[:8] if accepted & c.kinds]
         # In the question's language the holder must name the subject; across languages
         # (no shared words) its meaning has to do.
-        if not any(c.coverage >= NEED_COVERAGE or (cross_lingual or meaning_only or c.coverage >= NEED_COVERAGE / 2) and c.margin >= needed_margin
-                   for c in holders):
+        if not any(
+            c.coverage >= NEED_COVERAGE
+            or (cross_lingual or meaning_only or c.coverage >= NEED_COVERAGE / 2)
+            and c.margin >= needed_margin
+            for c in holders
+        ):
             return "missing:" + "/".join(sorted(need))
     return "" if best.score > 0 else "no_evidence"
 
@@ -221,14 +250,20 @@ def compose(
     # Without an embedder there are no margins for the model to weigh: the rules decide.
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
-    ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors)
+    ranked = candidates(
+        question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors
+    )
     if not ranked:
         return Composition((), True, "no_units", None)
     if required:
         # Only what names the code can answer, and it must still be about the rest of the
         # question ("the late policy for MAT-2040" is not answered by MAT-2040's prerequisites).
-        naming = [c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)]
-        if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(question, tuple(required) + tuple(ignore)):
+        naming = [
+            c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)
+        ]
+        if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(
+            question, tuple(required) + tuple(ignore)
+        ):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
     subject = subject_tokens(question, tuple(ignore) + tuple(required))
@@ -236,8 +271,16 @@ def compose(
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
 
     def decide(ranked: list[Candidate]) -> tuple[str, dict[str, float]]:
-        features = decision_features(ranked, ask.needs, ask.yes_no, len(subject), cross_lingual, is_chinese(question),
-                                     needed_margin, min_coverage)
+        features = decision_features(
+            ranked,
+            ask.needs,
+            ask.yes_no,
+            len(subject),
+            cross_lingual,
+            is_chinese(question),
+            needed_margin,
+            min_coverage,
+        )
         # A question of only question words ("这门课的老师是谁？") has no subject for the
         # model's features to weigh, and its fitting questions almost always have one: there
         # its meaning must reach the on-subject margin, as the rules say.
@@ -252,7 +295,9 @@ def compose(
 
     reason, features = decide(ranked)
     if reason and word_vectors and is_chinese(question) and not cross_lingual and not required:
-        ranked = candidates(question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore), word_vectors, paraphrase=True)
+        ranked = candidates(
+            question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore), word_vectors, paraphrase=True
+        )
         reason, _ = decide(ranked)
     seen = tuple(features.items())
     if reason:
@@ -276,8 +321,9 @@ def within_words(chosen: Sequence[Candidate], budget: int) -> list[Candidate]:
     return kept
 
 
-def _newer_first(chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]
-                 ) -> tuple[list[Candidate], tuple[int, int, int] | None]:
+def _newer_first(
+    chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]
+) -> tuple[list[Candidate], tuple[int, int, int] | None]:
     """The chosen units in source order, but a dated statement of a change about what the
     best unit answers first (added when it was left out): the syllabus may name a room
     that a later announcement changed. Also the notice's date, when it is put before
@@ -288,11 +334,19 @@ def _newer_first(chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_
     def same_subject(c: Candidate) -> bool:
         # It names the question's subject about as well as the best unit does (or well enough)
         # and holds a kind of fact asked for that the best unit holds.
-        return (on_subject(c) and c.score >= best.score - NEWER_REACH and c.coverage >= min(best.coverage, NEED_COVERAGE)
-                and (not ask.needs or any(need & c.kinds and need & best.kinds for need in ask.needs)))
+        return (
+            on_subject(c)
+            and c.score >= best.score - NEWER_REACH
+            and c.coverage >= min(best.coverage, NEED_COVERAGE)
+            and (not ask.needs or any(need & c.kinds and need & best.kinds for need in ask.needs))
+        )
 
     # Only newer than the best unit: a notice's later entry is not overruled by its earlier one.
-    rivals = [c for c in ranked if c.newer and same_subject(c) and (c is best or best.issued is None or c.issued > best.issued)]
+    rivals = [
+        c
+        for c in ranked
+        if c.newer and same_subject(c) and (c is best or best.issued is None or c.issued > best.issued)
+    ]
     if not rivals:
         return sorted(chosen, key=lambda c: (c.n, c.unit.position)), None
     pick = max(rivals, key=lambda c: (c.issued, c.score))
@@ -329,8 +383,11 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
 
     missing = [need for need in ask.needs if not need & best.kinds]
     while missing and len(chosen) < limit:
-        pool = [c for c in ranked if fresh(c) and on_subject(c) and c.score >= best.score - 0.5
-                and any(need & c.kinds for need in missing)]
+        pool = [
+            c
+            for c in ranked
+            if fresh(c) and on_subject(c) and c.score >= best.score - 0.5 and any(need & c.kinds for need in missing)
+        ]
         if not pool:
             break
         pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
@@ -340,11 +397,27 @@ def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate],
         # A rule in cases (one list item per case: "within 24 hours: 20%; 24-48 hours: 50%")
         # is quoted with its other cases that state the fact asked for: which case is the
         # learner's is theirs to read, not the composer's to guess.
-        add_nearest_first([c for c in ranked if near(c) and c.unit.kind == "item" and c.unit.heading == best.unit.heading
-                           and c.score >= best.score - NEAR_REACH and any(need & c.kinds for need in ask.needs)])
+        add_nearest_first(
+            [
+                c
+                for c in ranked
+                if near(c)
+                and c.unit.kind == "item"
+                and c.unit.heading == best.unit.heading
+                and c.score >= best.score - NEAR_REACH
+                and any(need & c.kinds for need in ask.needs)
+            ]
+        )
     if not ask.needs or ask.yes_no or ask.explanation or ask.procedure or ask.wants_list:
-        add_nearest_first([c for c in ranked if near(c) and (on_subject(c) or c.unit.heading == best.unit.heading)
-                           and c.score >= best.score - _reach(c, best)])
+        add_nearest_first(
+            [
+                c
+                for c in ranked
+                if near(c)
+                and (on_subject(c) or c.unit.heading == best.unit.heading)
+                and c.score >= best.score - _reach(c, best)
+            ]
+        )
     if ask.wants_list:
         for c in ranked:
             if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:

@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 
 PATTERNS: dict[str, re.Pattern] = {
@@ -40,13 +43,18 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|\d+\s*(?:教室|室|号楼)"
     ),
     "email": re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
-    "phone": re.compile(r"(?<![\d-])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,4}\)\s?)?\d{3,4}[\s-]\d{3,4}(?:[\s-]\d{2,4})?(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"),
+    "phone": re.compile(
+        r"(?<![\d-])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,4}\)\s?)?\d{3,4}[\s-]\d{3,4}(?:[\s-]\d{2,4})?(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"
+    ),
     "person": re.compile(
         r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms|Mx)\.?\s+[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?"
         r"|[\u4e00-\u9fff]{2,3}(?=\s*(?:教授|副教授|讲师|老师|助教|博士))|(?:教授|副教授|讲师|老师|助教)\s*[\u4e00-\u9fff]{2,3}"
         r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b"
     ),
-    "messaging": re.compile(r"(?:we-?chat|qq|whatsapp|telegram)(?:\s*(?:id|号))?\s*[:：]\s*[\w.-]{4,}|微信号?\s*[:：]?\s*[a-z][\w-]{5,}", re.IGNORECASE),
+    "messaging": re.compile(
+        r"(?:we-?chat|qq|whatsapp|telegram)(?:\s*(?:id|号))?\s*[:：]\s*[\w.-]{4,}|微信号?\s*[:：]?\s*[a-z][\w-]{5,}",
+        re.IGNORECASE,
+    ),
     "percent": re.compile(r"\d+(?:\.\d+)?\s*%|百分之[\d一二三四五六七八九十百]+"),
     "number": re.compile(
         r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二三四五六七八九十两]+\s*(?:个|次|分|学分|周|天|人|页|张)"
@@ -54,14 +62,18 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
         r"|dozen|once|twice|single|double|half)\b"
     ),
-    "duration": re.compile(r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年", re.IGNORECASE),
+    "duration": re.compile(
+        r"\b\d+\s*(?:days?|hours?|minutes?|mins?|weeks?|months?|years?)\b|\d+\s*(?:天|小时|分钟|周|个月)|(?<!\d)\d{1,2}\s*年",
+        re.IGNORECASE,
+    ),
     "complexity": re.compile(r"\b(?:O|Θ|Ω|Theta|Omega)\s*\([^)]{1,40}\)"),
     # What is allowed, required or forbidden, or plainly not the case: the sentence that
     # answers "Can I…?", "Will graphs be on the midterm?", "可以…吗？".
     "rule": re.compile(
         r"\b(?i:allowed|permitted|prohibited|forbidden|must|may|cannot|can't|required|not accepted|no credit)\b"
         r"|\b(?i:(?:does|do|is|are|will|was|were) not|isn't|aren't|won't|doesn't|never)\b"
-        r"|允许|禁止|不得|不可|不能|必须|须|不予|严禁|不接受|不会|不在|不包括|不考"),
+        r"|允许|禁止|不得|不可|不能|必须|须|不予|严禁|不接受|不会|不在|不包括|不考"
+    ),
     # "when it holds 37 keys": a condition answers a "when" as well as a date does.
     "condition": re.compile(r"\b(?i:when|whenever|once|if|as soon as|until)\b|当.{0,30}(?:时|后)|一旦|如果|只要"),
 }

@@ -25,20 +25,20 @@ TOP = 8  # units looked at: the best ones by score
 # The features, in the order of the weights file. Each is a plain number from the ranked
 # candidates; none names a word, a course or a set.
 FEATURES = (
-    "top_score",        # the best unit's composer score
-    "top_margin",       # its similarity to the question above the question's floor
-    "max_margin",       # the best margin among the top units
-    "top_coverage",     # share of the question's subject the best unit (with its heading) names
-    "max_coverage",     # the best coverage among the top units
-    "need_held",        # share of the asked kinds of fact held by an on-subject top unit (1: none asked)
+    "top_score",  # the best unit's composer score
+    "top_margin",  # its similarity to the question above the question's floor
+    "max_margin",  # the best margin among the top units
+    "top_coverage",  # share of the question's subject the best unit (with its heading) names
+    "max_coverage",  # the best coverage among the top units
+    "need_held",  # share of the asked kinds of fact held by an on-subject top unit (1: none asked)
     "need_held_named",  # the same, by a unit that also names the subject (coverage >= 0.5)
-    "asks_kind",        # the question asks for a kind of fact (a date, a place, a number…)
+    "asks_kind",  # the question asks for a kind of fact (a date, a place, a number…)
     "yes_no",
-    "no_subject",       # the question has no subject words: its meaning must do
+    "no_subject",  # the question has no subject words: its meaning must do
     "cross_lingual",
     "chinese",
-    "cross_margin",     # max_margin on a cross-lingual question (its margins run lower)
-    "subject_words",    # log(1 + number of subject words)
+    "cross_margin",  # max_margin on a cross-lingual question (its margins run lower)
+    "subject_words",  # log(1 + number of subject words)
 )
 
 
@@ -54,15 +54,23 @@ class RefusalModel:
     threshold: float  # answer when p(answer) >= threshold
 
     def probability(self, features: Mapping[str, float]) -> float:
-        z = self.bias + sum(c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
+        z = self.bias + sum(
+            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
+        )
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def answers(self, features: Mapping[str, float]) -> bool:
         return self.probability(features) >= self.threshold
 
     def to_dict(self) -> dict:
-        return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale),
-                "coef": list(self.coef), "bias": self.bias, "threshold": self.threshold}
+        return {
+            "names": list(self.names),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "bias": self.bias,
+            "threshold": self.threshold,
+        }
 
     @staticmethod
     def from_dict(data: Mapping) -> "RefusalModel":
@@ -72,8 +80,14 @@ class RefusalModel:
         lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
         if lengths != {len(names)}:
             raise ValueError(f"refusal weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
-        return RefusalModel(names, tuple(map(float, data["mean"])), tuple(float(s) or 1.0 for s in data["scale"]),
-                            tuple(map(float, data["coef"])), float(data["bias"]), float(data["threshold"]))
+        return RefusalModel(
+            names,
+            tuple(map(float, data["mean"])),
+            tuple(float(s) or 1.0 for s in data["scale"]),
+            tuple(map(float, data["coef"])),
+            float(data["bias"]),
+            float(data["threshold"]),
+        )
 
 
 @lru_cache(maxsize=4)
@@ -85,8 +99,14 @@ def load_model(path: Path = WEIGHTS_FILE) -> RefusalModel | None:
 
 
 def decision_features(
-    ranked: Sequence, needs: Sequence[frozenset[str]], yes_no: bool, subject_words: int,
-    cross_lingual: bool, chinese: bool, on_subject_margin: float, min_coverage: float = 0.5,
+    ranked: Sequence,
+    needs: Sequence[frozenset[str]],
+    yes_no: bool,
+    subject_words: int,
+    cross_lingual: bool,
+    chinese: bool,
+    on_subject_margin: float,
+    min_coverage: float = 0.5,
 ) -> dict[str, float]:
     """The features of one question's ranked candidates (compose.Candidate: score, margin,
     coverage, kinds), best first."""

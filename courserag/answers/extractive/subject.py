@@ -7,15 +7,16 @@ recur across questions.
 """
 
 from __future__ import annotations
+
 import math
 import re
 from functools import lru_cache
 from typing import Callable, Sequence
-from courserag.lang.bridge import glosses
+
 from courserag.answers.extractive.units import Unit
+from courserag.lang.bridge import glosses
 from courserag.lang.matching import matched_tokens, stem
 from courserag.lang.textnorm import STOPWORDS, token_weight, word_tokens
-
 
 # Word vectors for matching a question's words across languages (None: no word model).
 WordVectors = Callable[[list[str]], "object"]
@@ -76,11 +77,16 @@ def _squeeze(text: str) -> str:
 
 def _is_contraction(token: str) -> bool:
     match = _CONTRACTION.match(token)
-    return bool(match) and (match.group(1) in STOPWORDS or match.group(1) in ("don", "won", "isn", "aren", "didn", "doesn"))
+    return bool(match) and (
+        match.group(1) in STOPWORDS or match.group(1) in ("don", "won", "isn", "aren", "didn", "doesn")
+    )
 
 
 def subject_coverage(
-    subject: set[str], text: str, translations: dict[str, set[str]] | None = None, weights: dict[str, float] | None = None,
+    subject: set[str],
+    text: str,
+    translations: dict[str, set[str]] | None = None,
+    weights: dict[str, float] | None = None,
     senses: dict[str, list[frozenset[str]]] | None = None,
 ) -> float:
     """Weighted share of the subject's words in the text, directly or (across languages)
@@ -145,7 +151,9 @@ def _text_words(text: str) -> list[str]:
     return word_tokens(text, whole_words=True)
 
 
-def word_translations(subject: set[str], pool: list[tuple[int, Unit]], vectors: WordVectors, threshold: float) -> dict[str, set[str]]:
+def word_translations(
+    subject: set[str], pool: list[tuple[int, Unit]], vectors: WordVectors, threshold: float
+) -> dict[str, set[str]]:
     """For each subject word, the words of the units that mean the same in the other language."""
     import numpy as np
 

@@ -19,14 +19,22 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 # A PDF or text file's numbered heading ("三、正则化", "第 3 章 …", "Section 2 …"): a title, not
 # the start of the paragraph below it.
-_NUMBERED_HEADING = re.compile(r"^\s*(?:[一二三四五六七八九十]{1,3}、|第\s*[一二三四五六七八九十\d]{1,3}\s*[章节讲部分]|(?:Chapter|Section|Part)\s+\d+\b)")
+_NUMBERED_HEADING = re.compile(
+    r"^\s*(?:[一二三四五六七八九十]{1,3}、|第\s*[一二三四五六七八九十\d]{1,3}\s*[章节讲部分]|(?:Chapter|Section|Part)\s+\d+\b)"
+)
 MAX_HEADING_CHARS = 40
 
 
 def _is_heading(line: str) -> bool:
     if _HEADING.match(line):
         return True
-    return bool(_NUMBERED_HEADING.match(line)) and len(line.strip()) <= MAX_HEADING_CHARS and not _SENTENCE_END.search(line.rstrip("：:"))
+    return (
+        bool(_NUMBERED_HEADING.match(line))
+        and len(line.strip()) <= MAX_HEADING_CHARS
+        and not _SENTENCE_END.search(line.rstrip("：:"))
+    )
+
+
 _MARKUP = re.compile(r"\*\*|__|`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LEAD_IN_END = re.compile(r"[:：]\s*$")
@@ -65,7 +73,10 @@ class Unit:
 
 # A sentence that opens with one of these leans on the sentence before it ("It is simple
 # and cache-friendly…" after "Linear probing: …"): it is quoted together with it.
-_LEANS_BACK = re.compile(r"^(?:it|its|this|these|they|their|that|those|such|he|she|his|her|它|其|这|该|此|他|她)\b|^(?:它|其|这|该|此|他|她)", re.IGNORECASE)
+_LEANS_BACK = re.compile(
+    r"^(?:it|its|this|these|they|their|that|those|such|he|she|his|her|它|其|这|该|此|他|她)\b|^(?:它|其|这|该|此|他|她)",
+    re.IGNORECASE,
+)
 
 
 def _resolve_pronouns(sentences: list[str]) -> list[str]:
@@ -115,8 +126,14 @@ def unwrap(lines: list[str]) -> list[str]:
             continue
         previous = out[-1] if out else ""
         starts_block = _LIST_ITEM.match(line) or _is_table_row(line) or _is_heading(line) or _FENCE.match(line)
-        if previous and not starts_block and not _SENTENCE_END.search(previous) and not _is_table_row(previous) \
-                and not _is_heading(previous) and not _FENCE.match(previous):
+        if (
+            previous
+            and not starts_block
+            and not _SENTENCE_END.search(previous)
+            and not _is_table_row(previous)
+            and not _is_heading(previous)
+            and not _FENCE.match(previous)
+        ):
             glue = "" if _CJK.match(previous[-1]) and _CJK.match(line[0]) else " "
             out[-1] = previous + glue + line
         elif previous and _LIST_ITEM.match(previous) and not starts_block and not _SENTENCE_END.search(previous):
@@ -185,7 +202,10 @@ class _Builder:
             self.add(f"{intro} {item}" if len(intro) <= MAX_LEAD_IN else item, "item", intro)
             self.pending_colon = Unit(
                 lead.text + (" " if lead.text.endswith((":", "：")) else "; ") + item,
-                lead.kind, lead.position, f"{lead.context} {item}", lead.heading,
+                lead.kind,
+                lead.position,
+                f"{lead.context} {item}",
+                lead.heading,
             )
             return
         self.add(item, "item", self.lead_in)

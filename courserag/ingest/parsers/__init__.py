@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from courserag.config.settings import Limits
 from courserag.errors import CorruptFileError, IngestError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.guard import check_magic, check_size, refuse_type
@@ -35,10 +36,15 @@ from courserag.ingest.parsers.office import parse_docx, parse_pptx
 from courserag.ingest.parsers.pdf import parse_pdf
 from courserag.ingest.parsers.text import Extracted, parse_py, parse_txt
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 __all__ = [
-    "ParsedDocument", "SUPPORTED_EXTENSIONS", "UNIT_OF_DOC_TYPE", "check_type", "parse_bytes", "parse_file", "safe_display_name",
+    "ParsedDocument",
+    "SUPPORTED_EXTENSIONS",
+    "UNIT_OF_DOC_TYPE",
+    "check_type",
+    "parse_bytes",
+    "parse_file",
+    "safe_display_name",
 ]
 
 logger = logging.getLogger(__name__)

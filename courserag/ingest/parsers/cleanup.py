@@ -19,9 +19,17 @@ from collections import Counter
 from typing import Sequence
 
 # Unicode's Alphabetic Presentation Forms (U+FB00-FB06) that PDF text layers keep.
-_LIGATURES = str.maketrans({
-    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
-})
+_LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+    }
+)
 
 # A word broken at the end of a line by a hyphen, continued in lower case on the next line.
 _BROKEN_WORD = re.compile(r"(\w*[a-zà-ÿ])-[ \t]*\n[ \t]*([a-zà-ÿ]\w*)([^\S\n]*)")
@@ -34,7 +42,7 @@ MIN_SHARE = 0.5  # …and on at least half of them
 
 
 def fix_ligatures(text: str) -> str:
-    """"ﬁ" -> "fi", "ﬂ" -> "fl", "ﬀ" -> "ff", "ﬃ" -> "ffi", "ﬄ" -> "ffl"."""
+    """ "ﬁ" -> "fi", "ﬂ" -> "fl", "ﬀ" -> "ff", "ﬃ" -> "ffi", "ﬄ" -> "ffl"."""
     return text.translate(_LIGATURES)
 
 

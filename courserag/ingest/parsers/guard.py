@@ -23,6 +23,7 @@ import zlib
 from collections import Counter
 from typing import NoReturn
 
+from courserag.config.settings import Limits
 from courserag.errors import (
     CorruptFileError,
     EmptyFileError,
@@ -32,7 +33,6 @@ from courserag.errors import (
     UnsupportedFileError,
 )
 from courserag.i18n.messages import Notice
-from courserag.config.settings import Limits
 
 MB = 1024 * 1024
 
@@ -154,14 +154,42 @@ _OOXML = {"docx": "word/", "pptx": "ppt/"}  # the folder every real document of 
 # Members never parsed as XML by python-docx/python-pptx; scanning them (SVG icons often carry
 # a harmless DOCTYPE) would only reject good files.
 _MEDIA_SUFFIXES = (
-    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".svg", ".wdp",
-    ".jfif", ".webp", ".ico", ".mp3", ".mp4", ".m4a", ".wav", ".wma", ".wmv", ".mov", ".avi",
-    ".mpg", ".mpeg", ".bin", ".xlsx", ".xlsb", ".docx", ".pptx", ".ttf", ".otf", ".odttf", ".fntdata",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".bmp",
+    ".tif",
+    ".tiff",
+    ".emf",
+    ".wmf",
+    ".svg",
+    ".wdp",
+    ".jfif",
+    ".webp",
+    ".ico",
+    ".mp3",
+    ".mp4",
+    ".m4a",
+    ".wav",
+    ".wma",
+    ".wmv",
+    ".mov",
+    ".avi",
+    ".mpg",
+    ".mpeg",
+    ".bin",
+    ".xlsx",
+    ".xlsb",
+    ".docx",
+    ".pptx",
+    ".ttf",
+    ".otf",
+    ".odttf",
+    ".fntdata",
 )
 _DTD_MARKERS = tuple(  # lower-cased, in every encoding an XML part may use
-    marker.encode(encoding)
-    for marker in ("<!doctype", "<!entity")
-    for encoding in ("ascii", "utf-16-le", "utf-16-be")
+    marker.encode(encoding) for marker in ("<!doctype", "<!entity") for encoding in ("ascii", "utf-16-le", "utf-16-be")
 )
 _ZIP_CENTRAL_ENTRY = b"PK\x01\x02"
 

@@ -7,6 +7,7 @@ hostile file cannot make a regex backtrack. `markdown_headings` also serves note
 
 from __future__ import annotations
 
+from courserag.config.settings import Limits
 from courserag.ingest.parsers.text import (
     MAX_HEADING_CHARS,
     Extracted,
@@ -17,7 +18,6 @@ from courserag.ingest.parsers.text import (
     read_text,
 )
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 
 def _fence(line: str) -> tuple[str, int] | None:
@@ -83,12 +83,7 @@ def markdown_headings(lines: list[str]) -> list[tuple[int, int, int, str]]:
             headings.append((index, index, *atx))
             continue
         level = _setext_level(line)
-        if (
-            level
-            and index >= 1
-            and plain[index - 1]
-            and (index == 1 or not lines[index - 2].strip())
-        ):
+        if level and index >= 1 and plain[index - 1] and (index == 1 or not lines[index - 2].strip()):
             title = " ".join(lines[index - 1].split())[:MAX_HEADING_CHARS]
             headings.append((index - 1, index, level, title))
             continue

@@ -10,12 +10,22 @@ from __future__ import annotations
 import json
 import re
 
+from courserag.config.settings import Limits
 from courserag.errors import CorruptFileError, EmptyFileError
 from courserag.ingest.parsers.guard import check_notebook
 from courserag.ingest.parsers.markdown import markdown_headings
-from courserag.ingest.parsers.text import Extracted, TextBudget, clean, decode_text, heading_path, numbered, path_text, squash, truncation_warning
+from courserag.ingest.parsers.text import (
+    Extracted,
+    TextBudget,
+    clean,
+    decode_text,
+    heading_path,
+    numbered,
+    path_text,
+    squash,
+    truncation_warning,
+)
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 OUTPUT_MAX_CHARS = 2000  # one notebook output
 CELL_OUTPUT_MAX_CHARS = 4000  # all outputs of one notebook cell

@@ -15,6 +15,7 @@ import io
 import re
 from typing import Iterator
 
+from courserag.config.settings import Limits
 from courserag.errors import EmptyFileError, FileTooLargeError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.guard import check_ooxml
@@ -31,7 +32,6 @@ from courserag.ingest.parsers.text import (
     truncation_warning,
 )
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 MAX_SHAPE_DEPTH = 20  # nested PowerPoint groups deeper than this are ignored
 _MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}oMath"
@@ -53,6 +53,7 @@ def dropped_warnings(equations: int, images: int) -> list[Notice]:
 def _count(element, tag: str) -> int:
     """Elements `tag` under `element`, not counting those nested in another one."""
     return sum(1 for node in element.iter(tag) if not any(a.tag == tag for a in node.iterancestors()))
+
 
 # --------------------------------------------------------------------------- DOCX
 

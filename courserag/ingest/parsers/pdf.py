@@ -13,13 +13,13 @@ import io
 import logging
 import re
 
+from courserag.config.settings import Limits
 from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.cleanup import clean_pages
 from courserag.ingest.parsers.guard import check_pdf_content, page_drawing_key
 from courserag.ingest.parsers.text import Extracted, TextBudget, clean, numbered, truncation_warning
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 logger = logging.getLogger(__name__)
 

@@ -30,12 +30,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from courserag import errors
+from courserag.config.settings import Limits, ParseBudget
 from courserag.errors import IngestError, TooComplexError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers import ParsedDocument, check_type, safe_display_name
 from courserag.ingest.parsers.guard import check_size
 from courserag.records import Section
-from courserag.config.settings import Limits, ParseBudget
 
 __all__ = ["ParseJob", "parse_sandboxed", "read_upload"]
 
@@ -46,8 +46,13 @@ _CHILD = "import courserag.ingest.parsers.sandbox as s; s._child()"
 _ERRORS = {
     cls.__name__: cls
     for cls in (
-        errors.IngestError, errors.UnsupportedFileError, errors.FileTooLargeError, errors.EncryptedFileError,
-        errors.EmptyFileError, errors.CorruptFileError, errors.TooComplexError,
+        errors.IngestError,
+        errors.UnsupportedFileError,
+        errors.FileTooLargeError,
+        errors.EncryptedFileError,
+        errors.EmptyFileError,
+        errors.CorruptFileError,
+        errors.TooComplexError,
     )
 }
 
@@ -80,7 +85,9 @@ def read_upload(path: Path, name: str, limits: Limits) -> bytes:
     return data
 
 
-def parse_sandboxed(data: bytes, display_name: str, limits: Limits, budget: ParseBudget, job: ParseJob | None = None) -> ParsedDocument:
+def parse_sandboxed(
+    data: bytes, display_name: str, limits: Limits, budget: ParseBudget, job: ParseJob | None = None
+) -> ParsedDocument:
     """`parsers.parse_bytes` in a worker process within `budget`; raises IngestError only."""
     name = safe_display_name(display_name)
     check_type(name)  # an unsupported type is refused here, without starting anything
@@ -120,9 +127,12 @@ def _result(name: str, returncode: int, out: bytes, err: bytes, budget: ParseBud
             raise error
         doc = answer["ok"]
         return ParsedDocument(
-            name=str(doc["name"]), doc_type=str(doc["doc_type"]),
+            name=str(doc["name"]),
+            doc_type=str(doc["doc_type"]),
             sections=[Section(str(s[0]), str(s[1]), str(s[2])) for s in doc["sections"]],
-            units=int(doc["units"]), unit=str(doc["unit"]), warnings=[_decode_notice(w) for w in doc["warnings"]],
+            units=int(doc["units"]),
+            unit=str(doc["unit"]),
+            warnings=[_decode_notice(w) for w in doc["warnings"]],
         )
     except IngestError:
         raise
@@ -170,8 +180,13 @@ class _Workers:
     def _start() -> subprocess.Popen:
         env = {"PYTHONPATH": _ROOT, "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "PATH": os.defpath}
         return subprocess.Popen(
-            [sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, cwd=_ROOT, close_fds=True,
+            [sys.executable, "-c", _CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=_ROOT,
+            close_fds=True,
         )
 
     def take(self) -> subprocess.Popen:
@@ -229,11 +244,16 @@ def _child() -> None:
     try:
         doc = parse_bytes(data, header["name"], Limits(**header["limits"]))
         del data
-        answer: dict = {"ok": {
-            "name": doc.name, "doc_type": doc.doc_type, "units": doc.units, "unit": doc.unit,
-            "sections": [[s.text, s.locator, s.heading] for s in doc.sections],
-            "warnings": [_encode_value(w) for w in doc.warnings],
-        }}
+        answer: dict = {
+            "ok": {
+                "name": doc.name,
+                "doc_type": doc.doc_type,
+                "units": doc.units,
+                "unit": doc.unit,
+                "sections": [[s.text, s.locator, s.heading] for s in doc.sections],
+                "warnings": [_encode_value(w) for w in doc.warnings],
+            }
+        }
     except IngestError as exc:
         # Libraries report a failed allocation in their own words (lxml: "XMLSyntaxError:
         # unknown error"): a file that could not be read while memory ran up to the limit

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from courserag.config.settings import Limits
 from courserag.errors import CorruptFileError, EmptyFileError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.cleanup import fix_ligatures
 from courserag.records import Section
-from courserag.config.settings import Limits
 
 MB = 1024 * 1024
 MAX_HEADING_CHARS = 200  # a heading longer than this is cut in the heading path
@@ -71,7 +71,7 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def numbered(one_code: str, many_code: str, numbers: list[int]) -> Notice:
-    """"page 3 has…" ({number}) or "pages 2, 4-5 have…" ({numbers}), by how many there are."""
+    """ "page 3 has…" ({number}) or "pages 2, 4-5 have…" ({numbers}), by how many there are."""
     if len(numbers) == 1:
         return Notice(one_code, {"number": numbers[0]})
     return Notice(many_code, {"numbers": _ranges(numbers)})

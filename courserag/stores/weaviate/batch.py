@@ -29,8 +29,23 @@ RETRY_PAUSES = (0.5, 1.5)
 
 # Words in a rejected object's message that mean "try again" rather than "this object is
 # wrong": timeouts, an unreachable or restarting shard, a read-only or overloaded node.
-TRANSIENT_WORDS = ("timeout", "timed out", "deadline", "unavailable", "temporarily", "connection", "reset",
-                   "not ready", "read-only", "readonly", "429", "502", "503", "504", "too many")
+TRANSIENT_WORDS = (
+    "timeout",
+    "timed out",
+    "deadline",
+    "unavailable",
+    "temporarily",
+    "connection",
+    "reset",
+    "not ready",
+    "read-only",
+    "readonly",
+    "429",
+    "502",
+    "503",
+    "504",
+    "too many",
+)
 
 
 def is_transient_batch_error(message: str) -> bool:
@@ -57,8 +72,9 @@ class WriteContext:
     source: str
 
 
-def insert_in_groups(send: Callable[[list[WeaviateObject]], list[str]], objects: Sequence[WeaviateObject],
-                     context: WriteContext) -> None:
+def insert_in_groups(
+    send: Callable[[list[WeaviateObject]], list[str]], objects: Sequence[WeaviateObject], context: WriteContext
+) -> None:
     """send() every object, INSERT_GROUP at a time, retrying a group whose failure may pass.
 
     `send(group)` writes one group under its deadline and returns the messages of the

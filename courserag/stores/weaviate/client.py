@@ -19,8 +19,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
-from courserag.errors import CourseRagError, StoreUnavailableError
 from courserag.config.settings import secret
+from courserag.errors import CourseRagError, StoreUnavailableError
 from courserag.stores.weaviate.endpoint import Endpoint
 
 logger = logging.getLogger(__name__)
@@ -105,8 +105,13 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 def _status_kinds() -> dict[int, FailureKind]:
     """UnexpectedStatusCodeError.status_code: an HTTP status, or a gRPC code's number."""
-    kinds = {401: FailureKind.CREDENTIALS, 403: FailureKind.FORBIDDEN, 502: FailureKind.UNREACHABLE,
-             503: FailureKind.UNREACHABLE, 504: FailureKind.TIMEOUT}
+    kinds = {
+        401: FailureKind.CREDENTIALS,
+        403: FailureKind.FORBIDDEN,
+        502: FailureKind.UNREACHABLE,
+        503: FailureKind.UNREACHABLE,
+        504: FailureKind.TIMEOUT,
+    }
     kinds.update({code.value[0]: kind for code, kind in _grpc_kinds().items()})
     return kinds
 
@@ -142,8 +147,16 @@ def _kind_of(link: BaseException) -> FailureKind:
     # Timeouts first: TimeoutError is an OSError and httpx's timeouts are transport errors.
     if isinstance(link, (wx.WeaviateTimeoutError, httpx.TimeoutException, TimeoutError)):
         return FailureKind.TIMEOUT
-    if isinstance(link, (wx.WeaviateStartUpError, wx.WeaviateConnectionError, wx.WeaviateClosedClientError,
-                         httpx.TransportError, OSError)):
+    if isinstance(
+        link,
+        (
+            wx.WeaviateStartUpError,
+            wx.WeaviateConnectionError,
+            wx.WeaviateClosedClientError,
+            httpx.TransportError,
+            OSError,
+        ),
+    ):
         return FailureKind.UNREACHABLE
     return FailureKind.OTHER
 
@@ -158,8 +171,10 @@ def describe_failure(kind: FailureKind, url: str, endpoint: Endpoint, what: str,
     if kind is FailureKind.CREDENTIALS:
         return f"Weaviate at {url} rejected the credentials (401 Unauthorized): check {API_KEY_VARIABLE}"
     if kind is FailureKind.GRPC_UNREACHABLE:
-        return (f"Weaviate at {url} answers on REST but not on gRPC at {endpoint.grpc_host}:{endpoint.grpc_port} "
-                f"(set WEAVIATE_GRPC_URL if gRPC is elsewhere)")
+        return (
+            f"Weaviate at {url} answers on REST but not on gRPC at {endpoint.grpc_host}:{endpoint.grpc_port} "
+            f"(set WEAVIATE_GRPC_URL if gRPC is elsewhere)"
+        )
     if kind is FailureKind.FORBIDDEN:
         return f"Weaviate at {url} refused {what} (403 Forbidden): the API key lacks permissions"
     if kind is FailureKind.UNREACHABLE:
@@ -248,9 +263,15 @@ class WeaviateConnection:
             )
         else:
             client = weaviate.connect_to_custom(
-                http_host=ep.http_host, http_port=ep.http_port, http_secure=ep.http_secure,
-                grpc_host=ep.grpc_host, grpc_port=ep.grpc_port, grpc_secure=ep.grpc_secure,
-                auth_credentials=auth, additional_config=config, skip_init_checks=True,
+                http_host=ep.http_host,
+                http_port=ep.http_port,
+                http_secure=ep.http_secure,
+                grpc_host=ep.grpc_host,
+                grpc_port=ep.grpc_port,
+                grpc_secure=ep.grpc_secure,
+                auth_credentials=auth,
+                additional_config=config,
+                skip_init_checks=True,
             )
         try:
             connection = client._connection

@@ -31,7 +31,11 @@ def near_vector(collection: Any, course_id: str, query: list[float], k: int, sto
     out = []
     for obj in result.objects:
         similarity = 1.0 - float(obj.metadata.distance)  # cosine distance = 1 - cos
-        out.append(ScoredChunk(chunk_from(obj.properties), vector=similarity, score=similarity, store=store, signals=("vector",)))
+        out.append(
+            ScoredChunk(
+                chunk_from(obj.properties), vector=similarity, score=similarity, store=store, signals=("vector",)
+            )
+        )
     return out
 
 
@@ -51,7 +55,9 @@ def bm25(collection: Any, course_id: str, query: str, k: int, store: str) -> lis
     for obj in result.objects:
         score = float(obj.metadata.score or 0.0)
         if score > 0:
-            out.append(ScoredChunk(chunk_from(obj.properties), lexical=score, score=score, store=store, signals=("lexical",)))
+            out.append(
+                ScoredChunk(chunk_from(obj.properties), lexical=score, score=score, store=store, signals=("lexical",))
+            )
     return out
 
 
@@ -83,8 +89,13 @@ def hybrid(
             v = np.asarray(stored, dtype=np.float32)
             similarity = float(v @ unit / (np.linalg.norm(v) or 1.0))
         out.append(
-            ScoredChunk(chunk_from(obj.properties), vector=similarity, score=float(obj.metadata.score or 0.0),
-                        store=store, signals=("hybrid",))
+            ScoredChunk(
+                chunk_from(obj.properties),
+                vector=similarity,
+                score=float(obj.metadata.score or 0.0),
+                store=store,
+                signals=("hybrid",),
+            )
         )
     return out
 

@@ -28,9 +28,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from courserag.lang.textnorm import word_tokens
 from courserag.records import Chunk
 from courserag.retrieval.sentence_vectors import INDEX_FORMAT, SentenceVectors
-from courserag.lang.textnorm import word_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +38,9 @@ logger = logging.getLogger(__name__)
 RETURN_PROPERTIES = ["text", "course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id", "origin"]
 
 
-def _text(name: str, description: str, *, tokenization: str | None = None, filterable: bool = False,
-          searchable: bool = False) -> dict:
+def _text(
+    name: str, description: str, *, tokenization: str | None = None, filterable: bool = False, searchable: bool = False
+) -> dict:
     prop = {
         "name": name,
         "dataType": ["text"],
@@ -122,7 +123,9 @@ class WeaviateObject:
     vector: list[float]
 
 
-def file_objects(course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[WeaviateObject]:
+def file_objects(
+    course_id: str, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray
+) -> list[WeaviateObject]:
     """The objects of one file's chunks (`vectors`: one row per chunk)."""
     objects = []
     for chunk, vector in zip(chunks, vectors):
@@ -132,7 +135,9 @@ def file_objects(course_id: str, source: str, file_hash: str, chunks: Sequence[C
     return objects
 
 
-def sentence_objects(course_id: str, source: str, chunks: Sequence[Chunk], sentences: SentenceVectors) -> list[WeaviateObject]:
+def sentence_objects(
+    course_id: str, source: str, chunks: Sequence[Chunk], sentences: SentenceVectors
+) -> list[WeaviateObject]:
     """The objects of one file's sentence vectors (owners are rows of `chunks`). A UUID is
     the chunk's id and the sentence's place in it: a re-indexed unchanged chunk overwrites
     its sentences in place."""
@@ -200,7 +205,13 @@ def _node_json(node_id: str, metadata: dict[str, str], ref_doc_id: str) -> str:
         "excluded_embed_metadata_keys": keys,
         "excluded_llm_metadata_keys": keys,
         "relationships": {
-            "1": {"node_id": ref_doc_id, "node_type": None, "metadata": {}, "hash": None, "class_name": "RelatedNodeInfo"}
+            "1": {
+                "node_id": ref_doc_id,
+                "node_type": None,
+                "metadata": {},
+                "hash": None,
+                "class_name": "RelatedNodeInfo",
+            }
         },
         "metadata_template": "{key}: {value}",
         "metadata_separator": "\n",

@@ -131,16 +131,16 @@ class WeaviateCourseStore:
                 file_hash = tops[0].value if len(tops) == 1 else ""
                 out[source] = FileRecord(source, file_hash, int(group.total_count or 0))
             if len(result.groups) >= MAX_FILES:
-                logger.warning("course %s has %d+ files in Weaviate; only %d are listed", course_id, MAX_FILES, MAX_FILES)
+                logger.warning(
+                    "course %s has %d+ files in Weaviate; only %d are listed", course_id, MAX_FILES, MAX_FILES
+                )
             return out
 
         return self._query("list files", op)
 
     def count(self, course_id: str) -> int:
         def op(client: Any) -> int:
-            result = self._collection(client).aggregate.over_all(
-                filters=course_filter(course_id), total_count=True
-            )
+            result = self._collection(client).aggregate.over_all(filters=course_filter(course_id), total_count=True)
             return int(result.total_count or 0)
 
         return self._query("count", op)
@@ -149,13 +149,18 @@ class WeaviateCourseStore:
         if k <= 0:
             return []
         query = self._query_vector(vector)
-        return self._query("vector search", lambda client: queries.near_vector(self._collection(client), course_id, query, k, self.name))
+        return self._query(
+            "vector search",
+            lambda client: queries.near_vector(self._collection(client), course_id, query, k, self.name),
+        )
 
     def lexical_search(self, course_id: str, tokens: Sequence[str], k: int) -> list[ScoredChunk]:
         query = self._query_text(tokens)
         if k <= 0 or not query:
             return []
-        return self._query("lexical search", lambda client: queries.bm25(self._collection(client), course_id, query, k, self.name))
+        return self._query(
+            "lexical search", lambda client: queries.bm25(self._collection(client), course_id, query, k, self.name)
+        )
 
     def search(self, course_id: str, vector: np.ndarray, tokens: Sequence[str], k: int) -> CourseHits:
         """Separate vector and BM25 queries (fused by our ranker), or, with
@@ -233,7 +238,13 @@ class WeaviateCourseStore:
                 if ids:
                     with self._indexing(course_id, source):
                         self._delete_ids(course_id, ids, in_sentences)
-        logger.info("indexed %s of course %s in Weaviate: %d chunks (%d replaced)", source, course_id, len(objects), len(stale[0][1]))
+        logger.info(
+            "indexed %s of course %s in Weaviate: %d chunks (%d replaced)",
+            source,
+            course_id,
+            len(objects),
+            len(stale[0][1]),
+        )
 
     def stage(self, course_id: str) -> "WeaviateStage":
         """A rebuild of the course: every file is replaced in place (new chunks first, then
@@ -312,7 +323,9 @@ class WeaviateCourseStore:
 
     def _insert(self, course_id: str, source: str, objects: list[WeaviateObject], sentences: bool = False) -> None:
         def send(group: list[WeaviateObject]) -> list[str]:
-            return self._write("insert", lambda client: [mask(e) for e in send_batch(self._collection(client, sentences), group)])
+            return self._write(
+                "insert", lambda client: [mask(e) for e in send_batch(self._collection(client, sentences), group)]
+            )
 
         insert_in_groups(send, objects, WriteContext(self.url, course_id, source))
 
@@ -378,6 +391,7 @@ class WeaviateCourseStore:
     def health(self) -> StoreHealth:
         """Whether Weaviate answers (REST and gRPC, with these credentials); never raises."""
         try:
+
             def op(client: Any) -> int:
                 if not client.is_ready():
                     raise StoreUnavailableError(f"Weaviate at {self.url} is not ready")
@@ -386,10 +400,11 @@ class WeaviateCourseStore:
             total = self._query("health check", op)
             version = self._conn.server_version
             suffix = f", Weaviate {version}" if version else ""
-            return StoreHealth(self.name, True, f"{self.url}: collection {self.config.collection}, {total} chunks{suffix}")
+            return StoreHealth(
+                self.name, True, f"{self.url}: collection {self.config.collection}, {total} chunks{suffix}"
+            )
         except Exception as exc:  # noqa: BLE001 - health must not raise
             return StoreHealth(self.name, False, mask(str(exc)) or type(exc).__name__)
-
 
 
 class WeaviateStage:
@@ -402,7 +417,12 @@ class WeaviateStage:
         self.put_sources: set[str] = set()
 
     def put(
-        self, source: str, file_hash: str, chunks: Sequence[Chunk], vectors: np.ndarray, sentences: SentenceVectors | None = None
+        self,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
     ) -> None:
         self.store.replace_file(self.course_id, source, file_hash, chunks, vectors, sentences)
         self.put_sources.add(source)

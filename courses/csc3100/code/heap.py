@@ -94,12 +94,12 @@ class MinHeap:
         """
         if not self._data:
             raise IndexError("pop from an empty heap")
-        last = self._data.pop()          # remove the last leaf: O(1)
-        if not self._data:               # the heap had exactly one key
+        last = self._data.pop()  # remove the last leaf: O(1)
+        if not self._data:  # the heap had exactly one key
             return last
         smallest = self._data[0]
-        self._data[0] = last             # move the last leaf to the root ...
-        self._sift_down(0)               # ... and restore the heap property
+        self._data[0] = last  # move the last leaf to the root ...
+        self._sift_down(0)  # ... and restore the heap property
         return smallest
 
     def pushpop(self, key: Any) -> Any:
@@ -128,7 +128,7 @@ class MinHeap:
                 data[i], data[parent] = data[parent], data[i]
                 i = parent
             else:
-                break                    # heap property holds: stop early
+                break  # heap property holds: stop early
 
     def _sift_down(self, i: int) -> None:
         """Move the key at index ``i`` down while a child is smaller than it.
@@ -146,7 +146,7 @@ class MinHeap:
             if right < n and data[right] < data[smallest]:
                 smallest = right
             if smallest == i:
-                return                   # both children are >= data[i]
+                return  # both children are >= data[i]
             data[i], data[smallest] = data[smallest], data[i]
             i = smallest
 

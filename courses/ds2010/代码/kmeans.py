@@ -44,10 +44,10 @@ def kmeans_plus_plus_init(data: List[Point], k: int, rng: random.Random) -> List
         # 每个样本到最近中心的距离平方
         d2 = [min(squared_distance(p, c) for c in centers) for p in data]
         total = sum(d2)
-        if total == 0:                      # 所有点都与已有中心重合
+        if total == 0:  # 所有点都与已有中心重合
             centers.append(rng.choice(data))
             continue
-        r = rng.uniform(0, total)           # 按距离平方加权抽样
+        r = rng.uniform(0, total)  # 按距离平方加权抽样
         acc = 0.0
         for p, w in zip(data, d2):
             acc += w
@@ -71,9 +71,7 @@ def sse(data: List[Point], centers: List[Point], labels: List[int]) -> float:
     return sum(squared_distance(p, centers[j]) for p, j in zip(data, labels))
 
 
-def kmeans(
-    data: List[Point], k: int, max_iter: int = 100, seed: int = 0
-) -> Tuple[List[Point], List[int], float]:
+def kmeans(data: List[Point], k: int, max_iter: int = 100, seed: int = 0) -> Tuple[List[Point], List[int], float]:
     """对 data 做 K-means 聚类，返回 (中心列表, 标签列表, SSE)。
 
     参数：
@@ -94,7 +92,7 @@ def kmeans(
             members = [p for p, lab in zip(data, labels) if lab == j]
             new_centers.append(mean_point(members) if members else centers[j])
         new_labels = assign(data, new_centers)
-        converged = new_labels == labels    # 分配不再变化即收敛
+        converged = new_labels == labels  # 分配不再变化即收敛
         centers, labels = new_centers, new_labels
         if converged:
             break
@@ -117,8 +115,7 @@ def silhouette(data: List[Point], labels: List[int]) -> float:
             continue
         a = sum(math.dist(p, q) for q in same) / len(same)
         b = min(
-            sum(math.dist(p, q) for q, lab in zip(data, labels) if lab == c)
-            / labels.count(c)
+            sum(math.dist(p, q) for q, lab in zip(data, labels) if lab == c) / labels.count(c)
             for c in clusters
             if c != labels[i]
         )
@@ -131,9 +128,7 @@ def make_blobs(seed: int = 42) -> List[Point]:
     rng = random.Random(seed)
     centers = [(0.0, 0.0), (5.0, 5.0), (0.0, 6.0)]
     return [
-        (round(cx + rng.gauss(0, 0.8), 3), round(cy + rng.gauss(0, 0.8), 3))
-        for cx, cy in centers
-        for _ in range(20)
+        (round(cx + rng.gauss(0, 0.8), 3), round(cy + rng.gauss(0, 0.8), 3)) for cx, cy in centers for _ in range(20)
     ]
 
 

@@ -6,18 +6,21 @@ from __future__ import annotations
 import pytest
 
 from courserag.answers.extractive import classify, compose
-from courserag.answers.extractive.subject import subject_tokens
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.sentences import split_sentences
+from courserag.answers.extractive.subject import subject_tokens
 from courserag.answers.extractive.units import source_units
-from courserag.retrieval.packing import ContextItem
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.packing import ContextItem
 
 
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("Requests are due within 7 days, i.e. by 2026-11-03. Next.", ["Requests are due within 7 days, i.e. by 2026-11-03.", "Next."]),
+        (
+            "Requests are due within 7 days, i.e. by 2026-11-03. Next.",
+            ["Requests are due within 7 days, i.e. by 2026-11-03.", "Next."],
+        ),
         ("Email Dr. Marsh. She answers.", ["Email Dr. Marsh.", "She answers."]),
         ("Knuth suggests A = 0.618. Done.", ["Knuth suggests A = 0.618.", "Done."]),
         ("It suffers from clustering: runs grow.", ["It suffers from clustering: runs grow."]),
@@ -32,22 +35,34 @@ def test_sentences_are_never_cut_at_abbreviations_decimals_or_colons(text, expec
     "text, doc_type, expected",
     [
         # a table row carries its column headers; the header row is never a unit of its own
-        ("| Homework | Released | Due date |\n|---|---|---|\n| HW4 | 2026-10-23 | 2026-11-06 |", "md",
-         ["HW4 — Released: 2026-10-23; Due date: 2026-11-06"]),
+        (
+            "| Homework | Released | Due date |\n|---|---|---|\n| HW4 | 2026-10-23 | 2026-11-06 |",
+            "md",
+            ["HW4 — Released: 2026-10-23; Due date: 2026-11-06"],
+        ),
         # a list item carries its lead-in
-        ("Merge sort works in three steps:\n- Divide the list.\n- Sort each half.", "md",
-         ["Merge sort works in three steps: Divide the list.", "Merge sort works in three steps: Sort each half."]),
+        (
+            "Merge sort works in three steps:\n- Divide the list.\n- Sort each half.",
+            "md",
+            ["Merge sort works in three steps: Divide the list.", "Merge sort works in three steps: Sort each half."],
+        ),
         # a sentence ending in a colon takes what follows it
-        ("Merge sort is stable because of one detail:\nequal keys are taken from the left first.", "md",
-         ["Merge sort is stable because of one detail: equal keys are taken from the left first."]),
+        (
+            "Merge sort is stable because of one detail:\nequal keys are taken from the left first.",
+            "md",
+            ["Merge sort is stable because of one detail: equal keys are taken from the left first."],
+        ),
         # a notebook cell's output is a unit; its code is not
         ("print(version)\nOutput:\n3.11", "ipynb", ["Output: 3.11"]),
         # a numbered heading in a PDF is a title, not the start of the paragraph under it
         ("三、正则化：岭回归与 Lasso\n当特征很多时，模型可能过拟合。", "pdf", ["当特征很多时，模型可能过拟合。"]),
         ("Section 2 Hashing\nLinear probing steps by one.", "pdf", ["Linear probing steps by one."]),
         # a sentence opening with a pronoun is quoted with the one it leans on
-        ("Linear probing steps by one. It suffers from primary clustering.", "md",
-         ["Linear probing steps by one. It suffers from primary clustering."]),
+        (
+            "Linear probing steps by one. It suffers from primary clustering.",
+            "md",
+            ["Linear probing steps by one. It suffers from primary clustering."],
+        ),
     ],
 )
 def test_units_read_on_their_own(text, doc_type, expected):
@@ -139,21 +154,31 @@ def test_the_subject_is_what_the_question_is_about(question, present, absent):
 
 
 def test_an_ordinal_matches_with_or_without_spaces():
-    schedule = _item(1, "| 周次 | 日期 | 内容 |\n| --- | --- | --- |\n| 第8周 | 11月2日–11月6日 | 集成学习：随机森林与梯度提升 |\n"
-                        "| 第9周 | 11月9日–11月13日 | 神经网络 |", "课程大纲.md", "课程大纲 > 教学进度")
+    schedule = _item(
+        1,
+        "| 周次 | 日期 | 内容 |\n| --- | --- | --- |\n| 第8周 | 11月2日–11月6日 | 集成学习：随机森林与梯度提升 |\n"
+        "| 第9周 | 11月9日–11月13日 | 神经网络 |",
+        "课程大纲.md",
+        "课程大纲 > 教学进度",
+    )
     holiday = _item(2, "10 月 1 日至 10 月 8 日为国庆假期，停课一周。", "课程大纲.md", "课程大纲 > 说明")
     question = "第 8 周讲什么内容？"
     composition = compose(question, [holiday, schedule], classify(question))
     assert not composition.refused and "随机森林" in composition.units[0].unit.text
 
 
-def _item(n: int, text: str, source: str = "syllabus.md", locator: str = "Syllabus > Exams", doc_type: str = "md") -> ContextItem:
+def _item(
+    n: int, text: str, source: str = "syllabus.md", locator: str = "Syllabus > Exams", doc_type: str = "md"
+) -> ContextItem:
     chunk = Chunk.make(text, source, locator, "course", "c1", doc_type)
     return ContextItem(n, ScoredChunk(chunk, score=1.0), text, len(text.split()))
 
 
-EXAMS = _item(1, "Midterm exam\n\nThe midterm is on Tuesday 2026-10-20 in room LH-1.\n\nThe final exam is on 2026-12-15.",
-              locator="Syllabus > Exams")
+EXAMS = _item(
+    1,
+    "Midterm exam\n\nThe midterm is on Tuesday 2026-10-20 in room LH-1.\n\nThe final exam is on 2026-12-15.",
+    locator="Syllabus > Exams",
+)
 
 
 @pytest.mark.parametrize(
@@ -175,7 +200,10 @@ def test_the_composer_answers_what_is_asked_or_refuses(question, refused, expect
 
 
 def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
-    prerequisites = _item(1, "Prerequisites\n\n- MAT-2040 Linear Algebra (grade C or better).\n\nLate policy\n\nLate work loses 10% a day.")
+    prerequisites = _item(
+        1,
+        "Prerequisites\n\n- MAT-2040 Linear Algebra (grade C or better).\n\nLate policy\n\nLate work loses 10% a day.",
+    )
     asked = "What is the late policy for MAT-2040?"
     assert compose(asked, [prerequisites], classify(asked), required=["MAT2040"]).reason == "missing_code"
     asked = "What grade do I need in MAT-2040?"
@@ -191,9 +219,17 @@ from courserag.answers.extractive.recency import issued, states_change  # noqa: 
 @pytest.mark.parametrize(
     "text, quote, date",
     [
-        ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "The midterm is in LH-1.", (2026, 10, 6)),
+        (
+            "[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture",
+            "The midterm is in LH-1.",
+            (2026, 10, 6),
+        ),
         ("[2026-10-06] Midterm: room\nThe midterm is in LH-1.\n\n[2026-11-10] No lecture", "", (2026, 11, 10)),
-        ("期中考试通知\n二、考试地点：理学楼101教室。\nDS2010 课程组\n2026年10月9日", "二、考试地点：理学楼101教室。", (2026, 10, 9)),
+        (
+            "期中考试通知\n二、考试地点：理学楼101教室。\nDS2010 课程组\n2026年10月9日",
+            "二、考试地点：理学楼101教室。",
+            (2026, 10, 9),
+        ),
         ("Posted: 2026-03-02\nThe quiz moved to Friday.", "The quiz moved to Friday.", (2026, 3, 2)),
         # a date inside a sentence or a table row dates an event, not the text
         ("The midterm is on Tuesday 2026-10-20 in class.", "", None),
@@ -223,10 +259,18 @@ def test_a_sentence_that_replaces_an_earlier_one_says_so(sentence, change):
 @pytest.mark.parametrize(
     "question, syllabus, notice, first",
     [
-        ("Which room is the midterm exam in?", "Midterm exam\n\nThe midterm exam is held in room A-101.",
-         "[2026-10-06] Midterm exam room\nThe midterm exam has moved to Lecture Hall LH-2.", "LH-2"),
-        ("期中考试在哪个教室？", "期中考试\n\n期中考试在理学楼 305 教室进行。",
-         "期中考试通知\n期中考试地点改为理学楼 101 教室。\n2026年10月9日", "理学楼 101"),
+        (
+            "Which room is the midterm exam in?",
+            "Midterm exam\n\nThe midterm exam is held in room A-101.",
+            "[2026-10-06] Midterm exam room\nThe midterm exam has moved to Lecture Hall LH-2.",
+            "LH-2",
+        ),
+        (
+            "期中考试在哪个教室？",
+            "期中考试\n\n期中考试在理学楼 305 教室进行。",
+            "期中考试通知\n期中考试地点改为理学楼 101 教室。\n2026年10月9日",
+            "理学楼 101",
+        ),
     ],
 )
 def test_a_dated_change_is_quoted_first(question, syllabus, notice, first):
@@ -244,8 +288,10 @@ def test_a_dated_change_is_quoted_first(question, syllabus, notice, first):
     ],
 )
 def test_without_a_dated_change_the_sources_keep_their_order(notice):
-    items = [_item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam"),
-             _item(2, notice, "notices.txt", "lines 1-3", "txt")]
+    items = [
+        _item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam"),
+        _item(2, notice, "notices.txt", "lines 1-3", "txt"),
+    ]
     composition = compose("Which room is the midterm exam in?", items, classify("Which room is the midterm exam in?"))
     assert composition.newer is None
     assert [c.n for c in composition.units] == sorted(c.n for c in composition.units)
@@ -255,18 +301,32 @@ def test_a_newer_notice_that_overrules_the_best_unit_leads_and_is_named_with_its
     # the syllabus ranks first; the lower-ranked notice of a change still leads, and says when
     question = "Which room is the midterm exam in?"
     syllabus = _item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam")
-    notice = _item(4, "[2026-10-06] Midterm exam\nThe midterm exam is now held in LH-2.", "notices.txt", "lines 1-2", "txt")
+    notice = _item(
+        4, "[2026-10-06] Midterm exam\nThe midterm exam is now held in LH-2.", "notices.txt", "lines 1-2", "txt"
+    )
     composition = compose(question, [syllabus, notice], classify(question))
     assert [c.n for c in composition.units] == [4, 1] and composition.newer == (2026, 10, 6)
     # an older notice does not overrule a newer entry (the later one is the best unit)
-    later = _item(1, "[2026-10-20] Midterm exam\nThe midterm exam is held in room B-2 after all.", "notices.txt", "lines 5-6", "txt")
+    later = _item(
+        1,
+        "[2026-10-20] Midterm exam\nThe midterm exam is held in room B-2 after all.",
+        "notices.txt",
+        "lines 5-6",
+        "txt",
+    )
     composition = compose(question, [later, notice], classify(question))
     assert composition.units[0].n == 1 and composition.newer is None
 
 
 @pytest.mark.parametrize("question", ["这门课的老师是谁？", "谁教这门课"])
 def test_a_question_of_only_question_words_is_answered_by_meaning(question):
-    staff = _item(1, "授课教师\n这门课的授课教师是李明华 教授。", "course_directory.yaml", "course directory > instructors", "directory")
+    staff = _item(
+        1,
+        "授课教师\n这门课的授课教师是李明华 教授。",
+        "course_directory.yaml",
+        "course directory > instructors",
+        "directory",
+    )
     far = _item(2, "Hashing\n\nDouble hashing uses a second hash function.", "notes.md", "Hashing")
     similar = lambda texts: [0.9 if "授课" in t else 0.5 for t in texts]  # noqa: E731
     composition = compose(question, [staff, far], classify(question), similar, floor=0.5)
@@ -283,25 +343,39 @@ def test_a_question_of_only_question_words_is_answered_by_meaning(question):
     ],
 )
 def test_the_directory_passage_answers_who_questions_only(question, quoted):
-    directory = _item(1, "c1 > Instructors\nThe instructors who teach this course (C1 Compilers) are Dr. Ada Byron.",
-                      source="course_directory.yaml", locator="course directory > instructors", doc_type="directory")
+    directory = _item(
+        1,
+        "c1 > Instructors\nThe instructors who teach this course (C1 Compilers) are Dr. Ada Byron.",
+        source="course_directory.yaml",
+        locator="course directory > instructors",
+        doc_type="directory",
+    )
     composition = compose(question, [directory], classify(question))
     assert any("Ada Byron" in c.unit.text for c in composition.units) is quoted
 
 
 def test_a_rule_in_cases_is_quoted_with_its_other_cases():
-    policy = _item(1, "迟交政策\n\n- 迟交 24 小时以内（含）：扣除该次作业总分的 20%；\n"
-                      "- 迟交超过 24 小时但不超过 48 小时：扣除该次作业总分的 50%；\n- 迟交超过 48 小时：不予接收，该次作业记 0 分。",
-                   "课程大纲.md", "课程大纲 > 迟交政策")
+    policy = _item(
+        1,
+        "迟交政策\n\n- 迟交 24 小时以内（含）：扣除该次作业总分的 20%；\n"
+        "- 迟交超过 24 小时但不超过 48 小时：扣除该次作业总分的 50%；\n- 迟交超过 48 小时：不予接收，该次作业记 0 分。",
+        "课程大纲.md",
+        "课程大纲 > 迟交政策",
+    )
     question = "迟交的作业扣多少分？"
     quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question)).units)
     assert "20%" in quoted and "50%" in quoted  # which case is the learner's is theirs to read
 
 
 def test_the_sentence_after_the_best_one_completes_its_rule():
-    policy = _item(1, "Missed midterm\n\nA student who misses the midterm with a documented medical emergency may have its "
-                      "weight moved to the final exam. Requests must be emailed to the coordinator within 5 days of the midterm. "
-                      "The final exam is on 2026-12-15.", "syllabus.md", "Syllabus > Missed midterm")
+    policy = _item(
+        1,
+        "Missed midterm\n\nA student who misses the midterm with a documented medical emergency may have its "
+        "weight moved to the final exam. Requests must be emailed to the coordinator within 5 days of the midterm. "
+        "The final exam is on 2026-12-15.",
+        "syllabus.md",
+        "Syllabus > Missed midterm",
+    )
     question = "What happens if I miss the midterm with a medical emergency?"
     similar = lambda texts: [0.80 if "final exam is on" in t else 0.85 for t in texts]  # noqa: E731
     quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question), similar, floor=0.75).units)
@@ -310,7 +384,12 @@ def test_the_sentence_after_the_best_one_completes_its_rule():
 
 def test_a_yes_no_question_is_answered_by_the_rule_sentence():
     help_ = _item(1, "作业评分问题请先联系批改该作业的助教。", "课程大纲.md", "课程大纲 > 联系方式")
-    integrity = _item(2, "学术诚信\n\n不允许：抄袭或共享代码与书面答案；由他人或生成式 AI 代写作业；考试作弊。", "课程大纲.md", "课程大纲 > 学术诚信")
+    integrity = _item(
+        2,
+        "学术诚信\n\n不允许：抄袭或共享代码与书面答案；由他人或生成式 AI 代写作业；考试作弊。",
+        "课程大纲.md",
+        "课程大纲 > 学术诚信",
+    )
     question = "可以让 ChatGPT 替我写作业吗？"
     similar = lambda texts: [0.88 if "代写" in t else 0.86 for t in texts]  # noqa: E731
     composition = compose(question, [help_, integrity], classify(question), similar, floor=0.75)
@@ -326,6 +405,7 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
         import zlib
 
         import numpy as np
+
         # one axis per synonym pair (two words of a pair share it, at the pair's cosine) and
         # one axis of its own per word
         vectors = np.zeros((len(words), len(synonyms) + (1 << 16)))
@@ -334,7 +414,7 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
             vectors[i, own] = 1.0
             for axis, (pair, cosine) in enumerate(synonyms.items()):
                 if word in pair:
-                    vectors[i, axis], vectors[i, own] = cosine ** 0.5, (1 - cosine) ** 0.5
+                    vectors[i, axis], vectors[i, own] = cosine**0.5, (1 - cosine) ** 0.5
         return vectors
 
     question = "作业晚交了，会被扣多少分？"
@@ -347,12 +427,20 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
 
 
 def test_a_list_item_is_about_its_sections_heading():
-    """"Date and time: …" under "Final exam" answers "When is the final exam?" before a
+    """ "Date and time: …" under "Final exam" answers "When is the final exam?" before a
     sentence that names the final exam and holds no date."""
-    missed = _item(1, "Missed exams\n\nThere is no make-up for the final exam except through the deferred examination process.",
-                   "syllabus.md", "Syllabus > Assessment > Missed exams")
-    final = _item(2, "Final exam\n\n- Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).\n- Format: closed book.",
-                  "syllabus.md", "Syllabus > Assessment > Final exam")
+    missed = _item(
+        1,
+        "Missed exams\n\nThere is no make-up for the final exam except through the deferred examination process.",
+        "syllabus.md",
+        "Syllabus > Assessment > Missed exams",
+    )
+    final = _item(
+        2,
+        "Final exam\n\n- Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).\n- Format: closed book.",
+        "syllabus.md",
+        "Syllabus > Assessment > Final exam",
+    )
     question = "When is the final exam?"
     similar = lambda texts: [0.86 if "make-up" in t else 0.84 for t in texts]  # noqa: E731
     composition = compose(question, [missed, final], classify(question), similar, floor=0.70)
@@ -367,13 +455,16 @@ def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_no
 
     def word_vectors(words):
         import numpy as np
+
         # 期末考试 leans to "midterm" (0.8) over "final" (0.6); every other word is its own axis
         axes = {"期末考试": [0.8, 0.6, 0.0], "midterm": [1.0, 0.0, 0.0], "final": [0.0, 1.0, 0.0]}
         return np.array([axes.get(w, [0.0, 0.0, 1.0]) for w in words])
 
     question = "期末考试是哪一天？"
     same = lambda texts: [0.80] * len(texts)  # noqa: E731 - the vectors cannot tell them apart
-    composition = compose(question, [midterm, final], classify(question), same, floor=0.70, cross_lingual=True, word_vectors=word_vectors)
+    composition = compose(
+        question, [midterm, final], classify(question), same, floor=0.70, cross_lingual=True, word_vectors=word_vectors
+    )
     assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
 
 
@@ -394,7 +485,12 @@ def test_a_follow_up_asks_in_its_own_words_when_it_has_them(question, query, lab
 
 
 def test_a_messaging_account_is_not_answered_by_an_email_address():
-    staff = _item(1, "助教\n\n王悦 — 邮箱: wang.yue@example.edu.cn; 答疑时间: 每周五 13:30–15:00", "课程大纲.md", "课程大纲 > 助教")
+    staff = _item(
+        1,
+        "助教\n\n王悦 — 邮箱: wang.yue@example.edu.cn; 答疑时间: 每周五 13:30–15:00",
+        "课程大纲.md",
+        "课程大纲 > 助教",
+    )
     question = "助教王悦的微信号是多少？"
     assert compose(question, [staff], classify(question)).refused
 

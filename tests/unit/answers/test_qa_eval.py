@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from courserag.answers.evaluation import (
-    QAItem, QAReport, answer_words, fact_found, first_words, load_questions, normalize_answer, run, score,
+    QAItem,
+    QAReport,
+    answer_words,
+    fact_found,
+    first_words,
+    load_questions,
+    normalize_answer,
+    run,
+    score,
 )
 
 EVAL_SET = Path(__file__).resolve().parents[4] / "shared" / "eval" / "course_qa_dev"
@@ -28,8 +36,15 @@ def test_normalize_answer(raw, normalized):
 
 
 def _item(**kw) -> QAItem:
-    base = dict(id="q", course="c", question="?", kind="logistics", answerable=True,
-                facts=(("LH-1",), ("10:30", "10.30")), sources=("announcements.txt",))
+    base = dict(
+        id="q",
+        course="c",
+        question="?",
+        kind="logistics",
+        answerable=True,
+        facts=(("LH-1",), ("10:30", "10.30")),
+        sources=("announcements.txt",),
+    )
     return QAItem(**{**base, **kw})
 
 
@@ -92,9 +107,11 @@ def test_top_chunk_baseline(top_text, refused, expected):
 
 
 def test_report_gives_baseline_length_and_timings():
-    scores = [score(_item(), "In LH-1 at 10:30 [1]", False, [], "LH-1", ms=50.0),
-              score(_item(), "LH-1 10:30", False, [], "LH-1 10:30", ms=70.0),
-              score(_item(answerable=False, facts=()), "not found", True, [], ms=30.0)]
+    scores = [
+        score(_item(), "In LH-1 at 10:30 [1]", False, [], "LH-1", ms=50.0),
+        score(_item(), "LH-1 10:30", False, [], "LH-1 10:30", ms=70.0),
+        score(_item(answerable=False, facts=()), "not found", True, [], ms=30.0),
+    ]
     summary = QAReport(scores).summary()
     assert summary["correct_answerable"] == 1.0 and summary["top_chunk"] == 0.5
     assert summary["words"] == 5 and summary["ms_median"] == 50.0 and summary["ms_p95"] == 70.0

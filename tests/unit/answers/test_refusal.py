@@ -39,7 +39,11 @@ DATE = frozenset({"date", "time"})
     "ranked, needs, expected",
     [
         # the best unit names the subject and holds the date asked for
-        ([Unit(0.9, 0.15, 1.0, frozenset({"date"}))], [DATE], dict(need_held=1.0, need_held_named=1.0, max_coverage=1.0)),
+        (
+            [Unit(0.9, 0.15, 1.0, frozenset({"date"}))],
+            [DATE],
+            dict(need_held=1.0, need_held_named=1.0, max_coverage=1.0),
+        ),
         # the date is in a unit that is neither on the subject by words nor by meaning
         ([Unit(0.5, 0.15, 1.0), Unit(0.2, 0.01, 0.1, frozenset({"date"}))], [DATE], dict(need_held=0.0, asks_kind=1.0)),
         # on subject by meaning only: held, but not by a unit that names the subject

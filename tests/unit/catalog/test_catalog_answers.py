@@ -18,6 +18,7 @@ def catalog_reply(engine, course_id, text, scope, history):
     """What the engine's catalog path says to one question (None: the materials answer)."""
     return CatalogPath(engine.parts, engine.catalog).reply(Question(course_id, text, scope=scope, history=history))
 
+
 SAMPLE = Path(__file__).resolve().parents[3] / "catalog"
 TODAY = date(2026, 12, 1)  # in the sample's Fall 2026
 
@@ -27,68 +28,108 @@ def catalog():
     return load_catalog(SAMPLE)
 
 
-@pytest.mark.parametrize("question, workspace, intents, targets", [
-    ("CSC3100 的先修课是什么？", None, ("prerequisites",), ["CSC3100"]),
-    ("How many credits is DS2010?", None, ("credits",), ["DS2010"]),
-    ("Which sections of CSC3100 run next term?", None, ("sections",), ["CSC3100"]),
-    ("What can I take after CSC3100?", None, ("reverse",), ["CSC3100"]),
-    ("哪些课程需要 CSC3100 作为先修？", None, ("reverse",), ["CSC3100"]),
-    ("Is MAT2040 required for the data science major, and in which year?", None, ("program",), ["MAT2040"]),
-    ("What are the prerequisites?", "csc3100", ("prerequisites",), ["CSC3100"]),
-    ("这门课几个学分？", "ds2010", ("credits",), ["DS2010"]),
-    ("How many credits and what prerequisites does CSC4120 have?", None, ("prerequisites", "credits"), ["CSC4120"]),
-    ("修完 CSC3100 后可以选哪些课？", None, ("reverse",), ["CSC3100"]),
-    ("What is CSC1002 worth?", None, ("credits",), ["CSC1002"]),
-    ("Is CSC4120 required for the CS major?", None, ("program",), ["CSC4120"]),
-    ("Who teaches Operating Systems next term?", None, ("sections",), ["CSC3150"]),
-    ("What is Machine Learning about?", None, ("description",), ["DS3020"]),
-    ("Is DS2010 compulsory for data science majors?", None, ("program",), ["DS2010"]),
-    ("When does CSC4140 meet?", None, ("sections",), ["CSC4140"]),
-])
+@pytest.mark.parametrize(
+    "question, workspace, intents, targets",
+    [
+        ("CSC3100 的先修课是什么？", None, ("prerequisites",), ["CSC3100"]),
+        ("How many credits is DS2010?", None, ("credits",), ["DS2010"]),
+        ("Which sections of CSC3100 run next term?", None, ("sections",), ["CSC3100"]),
+        ("What can I take after CSC3100?", None, ("reverse",), ["CSC3100"]),
+        ("哪些课程需要 CSC3100 作为先修？", None, ("reverse",), ["CSC3100"]),
+        ("Is MAT2040 required for the data science major, and in which year?", None, ("program",), ["MAT2040"]),
+        ("What are the prerequisites?", "csc3100", ("prerequisites",), ["CSC3100"]),
+        ("这门课几个学分？", "ds2010", ("credits",), ["DS2010"]),
+        ("How many credits and what prerequisites does CSC4120 have?", None, ("prerequisites", "credits"), ["CSC4120"]),
+        ("修完 CSC3100 后可以选哪些课？", None, ("reverse",), ["CSC3100"]),
+        ("What is CSC1002 worth?", None, ("credits",), ["CSC1002"]),
+        ("Is CSC4120 required for the CS major?", None, ("program",), ["CSC4120"]),
+        ("Who teaches Operating Systems next term?", None, ("sections",), ["CSC3150"]),
+        ("What is Machine Learning about?", None, ("description",), ["DS3020"]),
+        ("Is DS2010 compulsory for data science majors?", None, ("program",), ["DS2010"]),
+        ("When does CSC4140 meet?", None, ("sections",), ["CSC4140"]),
+    ],
+)
 def test_catalog_questions_are_detected(catalog, question, workspace, intents, targets):
     q = detect(question, catalog, TODAY, catalog.by_workspace(workspace) if workspace else None)
     assert q is not None and q.intents == intents
     assert [t.course.code for t in q.targets] == targets
 
 
-@pytest.mark.parametrize("question", [
-    "When is the midterm exam?",
-    "Which room is the final exam in?",
-    "What is the late policy for homework?",
-    "期中考试在什么时间、什么地点？",
-    "How many students are enrolled in CSC3100 this term?",
-    "Why is merge sort stable?",
-    "助教的答疑时间是什么时候？",
-    "第 8 周讲什么内容？",
-    "What does week 3 cover?",
-    "What is the worst-case running time of quicksort, and when does it happen?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When is the midterm exam?",
+        "Which room is the final exam in?",
+        "What is the late policy for homework?",
+        "期中考试在什么时间、什么地点？",
+        "How many students are enrolled in CSC3100 this term?",
+        "Why is merge sort stable?",
+        "助教的答疑时间是什么时候？",
+        "第 8 周讲什么内容？",
+        "What does week 3 cover?",
+        "What is the worst-case running time of quicksort, and when does it happen?",
+    ],
+)
 def test_material_questions_are_not_catalog_questions(catalog, question):
     assert detect(question, catalog, TODAY, catalog.by_workspace("csc3100")) is None
 
 
-@pytest.mark.parametrize("question, facts, rows", [
-    ("How many credits is DS2010?", ["3 credits"], ["courses.csv row 28"]),
-    ("数据结构是几个学分？", ["3 学分"], ["courses.csv row 15"]),
-    ("What are the prerequisites of CSC3100?", ["CSC1001", "MAT2040"], ["courses.csv row 15"]),
-    ("CSC3100 的先修课是什么？", ["CSC1001 Python 程序设计 和 MAT2040 线性代数与离散数学"], ["courses.csv row 15"]),
-    ("What can I take after CSC3100?", ["CSC3150", "CSC4120", "DS3020"], ["courses.csv row 16", "courses.csv row 31"]),
-    ("Which sections of CSC3100 run next term, when, where and with whom?",
-     ["Spring 2027", "Mondays and Wednesdays 13:30–14:50", "SCI-201", "Dr. Rafael Okoye"], ["sections.csv row 25"]),
-    ("DS2010 这学期什么时候上课？", ["2026 秋季", "每周一、周三 14:00–15:20", "理学楼 305"], ["sections.csv row 40"]),
-    ("Is STA3020 offered this term?", ["not offered in Fall 2026", "Spring 2027"], ["courses.csv row 9"]),
-    ("Is MAT2040 required for the data science major, and in which year?", ["required in year 2"], ["requirements.csv row 34"]),
-    ("计算机科学专业的学生必须在哪一年修读这门课？", ["第二学年（大二）", "必修"], ["requirements.csv row 51"]),
-    ("What are the courses in year 1 of Computer Science?", ["Year 1", "CSC1001", "PHY1001"], ["programs.csv row 2"]),
-    ("数据科学专业大二必修哪些课？", ["第二学年（大二）", "MAT2040", "STA2001"], ["programs.csv row 3"]),
-    ("I have taken CSC1001 and MAT1001, can I take CSC3100?", ["do not yet meet", "MAT2040"], ["courses.csv row 15"]),
-    ("I have taken CSC1001 and MAT2040, can I take CSC3100?", ["you meet the prerequisites"], ["courses.csv row 15"]),
-    ("我没修过 MAT2040，还能选 CSC3100 吗？", ["未修 MAT2040 线性代数与离散数学，不满足 CSC3100 的先修要求"], ["courses.csv row 15"]),
-    ("I haven't taken CSC3100, can I take DS3020?", ["is not indispensable"], ["courses.csv row 31"]),
-    ("How many credits is CSV3100?", ["Read CSV3100 as CSC3100", "3 credits"], ["courses.csv row 15"]),
-    ("What are the prerequisites of CSC3020?", ["cross-listed", "DS3020", "STA2001"], ["courses.csv row 31"]),
-    ("CSC3200 的先修课程是什么？", ["旧课程代码", "CSC4120"], ["courses.csv row 19"]),
-])
+@pytest.mark.parametrize(
+    "question, facts, rows",
+    [
+        ("How many credits is DS2010?", ["3 credits"], ["courses.csv row 28"]),
+        ("数据结构是几个学分？", ["3 学分"], ["courses.csv row 15"]),
+        ("What are the prerequisites of CSC3100?", ["CSC1001", "MAT2040"], ["courses.csv row 15"]),
+        ("CSC3100 的先修课是什么？", ["CSC1001 Python 程序设计 和 MAT2040 线性代数与离散数学"], ["courses.csv row 15"]),
+        (
+            "What can I take after CSC3100?",
+            ["CSC3150", "CSC4120", "DS3020"],
+            ["courses.csv row 16", "courses.csv row 31"],
+        ),
+        (
+            "Which sections of CSC3100 run next term, when, where and with whom?",
+            ["Spring 2027", "Mondays and Wednesdays 13:30–14:50", "SCI-201", "Dr. Rafael Okoye"],
+            ["sections.csv row 25"],
+        ),
+        (
+            "DS2010 这学期什么时候上课？",
+            ["2026 秋季", "每周一、周三 14:00–15:20", "理学楼 305"],
+            ["sections.csv row 40"],
+        ),
+        ("Is STA3020 offered this term?", ["not offered in Fall 2026", "Spring 2027"], ["courses.csv row 9"]),
+        (
+            "Is MAT2040 required for the data science major, and in which year?",
+            ["required in year 2"],
+            ["requirements.csv row 34"],
+        ),
+        ("计算机科学专业的学生必须在哪一年修读这门课？", ["第二学年（大二）", "必修"], ["requirements.csv row 51"]),
+        (
+            "What are the courses in year 1 of Computer Science?",
+            ["Year 1", "CSC1001", "PHY1001"],
+            ["programs.csv row 2"],
+        ),
+        ("数据科学专业大二必修哪些课？", ["第二学年（大二）", "MAT2040", "STA2001"], ["programs.csv row 3"]),
+        (
+            "I have taken CSC1001 and MAT1001, can I take CSC3100?",
+            ["do not yet meet", "MAT2040"],
+            ["courses.csv row 15"],
+        ),
+        (
+            "I have taken CSC1001 and MAT2040, can I take CSC3100?",
+            ["you meet the prerequisites"],
+            ["courses.csv row 15"],
+        ),
+        (
+            "我没修过 MAT2040，还能选 CSC3100 吗？",
+            ["未修 MAT2040 线性代数与离散数学，不满足 CSC3100 的先修要求"],
+            ["courses.csv row 15"],
+        ),
+        ("I haven't taken CSC3100, can I take DS3020?", ["is not indispensable"], ["courses.csv row 31"]),
+        ("How many credits is CSV3100?", ["Read CSV3100 as CSC3100", "3 credits"], ["courses.csv row 15"]),
+        ("What are the prerequisites of CSC3020?", ["cross-listed", "DS3020", "STA2001"], ["courses.csv row 31"]),
+        ("CSC3200 的先修课程是什么？", ["旧课程代码", "CSC4120"], ["courses.csv row 19"]),
+    ],
+)
 def test_answers_state_the_facts_and_cite_their_rows(catalog, question, facts, rows):
     reply = answer_question(question, catalog, TODAY, catalog.by_workspace("ds2010"))
     assert reply is not None and not reply.refused
@@ -100,20 +141,23 @@ def test_answers_state_the_facts_and_cite_their_rows(catalog, question, facts, r
     assert "[1]" in reply.text
 
 
-@pytest.mark.parametrize("question, text", [
-    ("What are the prerequisites of CSC3170?", "CSC3170 is not in the catalog."),
-    ("DS2020 有几个学分？", "课程目录中没有 DS2020。"),
-    ("Which sections of XYZ9999 run this term?", "XYZ9999 is not in the catalog."),
-])
+@pytest.mark.parametrize(
+    "question, text",
+    [
+        ("What are the prerequisites of CSC3170?", "CSC3170 is not in the catalog."),
+        ("DS2020 有几个学分？", "课程目录中没有 DS2020。"),
+        ("Which sections of XYZ9999 run this term?", "XYZ9999 is not in the catalog."),
+    ],
+)
 def test_unknown_codes_are_refused_never_the_nearest(catalog, question, text):
     reply = answer_question(question, catalog, TODAY, catalog.by_workspace("csc3100"))
     assert reply.refused and reply.text == text and reply.facts == []
 
 
 def _engine(tmp_path, fake_embedder, **changes):
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     settings = Settings(data_dir=tmp_path, catalog_today="2026-12-01", **changes)
@@ -144,8 +188,8 @@ def test_without_a_catalog_the_engine_answers_from_the_materials(tmp_path, fake_
 
 
 def test_settings_read_the_catalog_variables(tmp_path):
-    from courserag.errors import ConfigError
     from courserag.config.settings import Settings
+    from courserag.errors import ConfigError
 
     assert Settings.from_env({"CATALOG": str(tmp_path)}).catalog == tmp_path
     assert Settings.from_env({"CATALOG": "off"}).catalog is None
@@ -165,10 +209,13 @@ def test_own_course_prerequisites_come_from_the_catalog_then_the_syllabus(engine
     assert [c["n"] for c in answer.citations] == list(range(1, len(sources) + 1))
 
 
-@pytest.mark.parametrize("course, question, name", [
-    ("csc3100", "Who teaches CSC3100?", "Dr. Elena Marsh"),
-    ("ds2010", "谁教这门课", "李明华 教授"),
-])
+@pytest.mark.parametrize(
+    "course, question, name",
+    [
+        ("csc3100", "Who teaches CSC3100?", "Dr. Elena Marsh"),
+        ("ds2010", "谁教这门课", "李明华 教授"),
+    ],
+)
 def test_the_catalog_says_who_teaches_a_course_this_term(tmp_path, fake_embedder, course, question, name):
     answer = _engine(tmp_path, fake_embedder).ask(course, question)
     assert answer.mode == "catalog" and name in answer.answer
@@ -177,7 +224,10 @@ def test_the_catalog_says_who_teaches_a_course_this_term(tmp_path, fake_embedder
 
 def test_a_follow_up_about_the_workspace_is_left_to_the_materials(tmp_path, fake_embedder):
     engine = _engine(tmp_path, fake_embedder)
-    history = [{"role": "user", "content": "When is the midterm exam?"}, {"role": "assistant", "content": "On 2026-10-20."}]
+    history = [
+        {"role": "user", "content": "When is the midterm exam?"},
+        {"role": "assistant", "content": "On 2026-10-20."},
+    ]
     assert catalog_reply(engine, "csc3100", "Which room is it in?", "both", history) is None
     assert catalog_reply(engine, "csc3100", "How many credits is DS2010?", "both", history) is not None
 
@@ -185,14 +235,18 @@ def test_a_follow_up_about_the_workspace_is_left_to_the_materials(tmp_path, fake
 # -- a catalog of another shape: nothing above is tied to the sample's codes or names ------
 
 OTHER = {
-    "terms.csv": "term,name_en,name_zh,start,end\n26T1,Autumn 2026,2026 秋季学期,2026-08-20,2026-12-20\n27T2,Spring 2027,2027 春季学期,2027-01-10,2027-05-30\n",
+    "terms.csv": (
+        "term,name_en,name_zh,start,end\n26T1,Autumn 2026,2026 秋季学期,2026-08-20,2026-12-20\n"
+        "27T2,Spring 2027,2027 春季学期,2027-01-10,2027-05-30\n"
+    ),
     "courses.csv": (
         "code,title_en,title_zh,credits,prerequisites,corequisites,exclusions,cross_listed,former_codes,former_titles,workspace,description_en,description_zh\n"
         "COMP1100,Programming Fundamentals,程序设计基础,6,,,,,,,,Intro.,入门。\n"
         "COMP2300,Computer Systems,计算机系统,6,COMP1100,,,,,,,Systems.,系统。\n"
         "ELEC2100,Circuits and Signals,电路与信号,6,MATH1010,,,,,,,Circuits.,电路。\n"
         "MATH1010,Mathematical Methods,数学方法,6,,,,,,,,Maths.,数学。\n"
-        "ELEC3200,Embedded Systems,嵌入式系统,6,COMP2300 and (ELEC2100 or MATH1010),,,COMP3200,ELEC3020,Microcontrollers,,Embedded.,嵌入式。\n"
+        "ELEC3200,Embedded Systems,嵌入式系统,6,COMP2300 and (ELEC2100 or MATH1010),,,COMP3200,ELEC3020,"
+        "Microcontrollers,,Embedded.,嵌入式。\n"
     ),
     "sections.csv": (
         "term,code,section,kind,days,start,end,room,instructors,language\n"
@@ -216,19 +270,26 @@ def other(tmp_path_factory):
     return load_catalog(folder)
 
 
-@pytest.mark.parametrize("question, facts, refused", [
-    ("How many credits is comp 1100?", ["6 credits"], False),
-    ("ELEC3200 的先修课程是什么？", ["COMP2300", "ELEC2100 电路与信号 或 MATH1010 数学方法 中的一门"], False),
-    ("What can I take after Computer Systems?", ["ELEC3200"], False),
-    ("When is COMP1100 taught this semester and where?", ["Autumn 2026", "Tuesdays and Fridays 09:00–10:50", "Hall 7", "Prof. Kim Lau"], False),
-    ("嵌入式系统下学期谁教？", ["2027 春季学期", "何静 教授"], False),
-    ("Is ELEC3200 required for electrical engineering, and in which year?", ["required in year 3"], False),
-    ("What are the prerequisites of ELEC3020?", ["former code", "COMP2300"], False),
-    ("How many credits is COMP3200?", ["cross-listed", "ELEC3200"], False),
-    ("How many credits is COMPP1100?", ["Read COMPP1100 as COMP1100"], False),
-    ("What are the prerequisites of COMP1110?", ["COMP1110 is not in the catalog."], True),
-    ("电气工程专业大一必修哪些课？", ["COMP1100", "MATH1010", "第一学年（大一）"], False),
-])
+@pytest.mark.parametrize(
+    "question, facts, refused",
+    [
+        ("How many credits is comp 1100?", ["6 credits"], False),
+        ("ELEC3200 的先修课程是什么？", ["COMP2300", "ELEC2100 电路与信号 或 MATH1010 数学方法 中的一门"], False),
+        ("What can I take after Computer Systems?", ["ELEC3200"], False),
+        (
+            "When is COMP1100 taught this semester and where?",
+            ["Autumn 2026", "Tuesdays and Fridays 09:00–10:50", "Hall 7", "Prof. Kim Lau"],
+            False,
+        ),
+        ("嵌入式系统下学期谁教？", ["2027 春季学期", "何静 教授"], False),
+        ("Is ELEC3200 required for electrical engineering, and in which year?", ["required in year 3"], False),
+        ("What are the prerequisites of ELEC3020?", ["former code", "COMP2300"], False),
+        ("How many credits is COMP3200?", ["cross-listed", "ELEC3200"], False),
+        ("How many credits is COMPP1100?", ["Read COMPP1100 as COMP1100"], False),
+        ("What are the prerequisites of COMP1110?", ["COMP1110 is not in the catalog."], True),
+        ("电气工程专业大一必修哪些课？", ["COMP1100", "MATH1010", "第一学年（大一）"], False),
+    ],
+)
 def test_another_catalog_is_answered_the_same_way(other, question, facts, refused):
     reply = answer_question(question, other, date(2026, 9, 15), None)
     assert reply is not None and reply.refused is refused
@@ -236,18 +297,30 @@ def test_another_catalog_is_answered_the_same_way(other, question, facts, refuse
         assert fact in reply.text, reply.text
 
 
-@pytest.mark.parametrize("text, year", [
-    ("what does the program require in year 2", 2), ("courses of the 3rd year", 3), ("second-year courses", 2),
-    ("sophomore courses", 2), ("大二必修", 2), ("第三学年", 3), ("第 4 年", 4), ("year four", 4),
-    ("the second course", None), ("what is required", None),
-])
+@pytest.mark.parametrize(
+    "text, year",
+    [
+        ("what does the program require in year 2", 2),
+        ("courses of the 3rd year", 3),
+        ("second-year courses", 2),
+        ("sophomore courses", 2),
+        ("大二必修", 2),
+        ("第三学年", 3),
+        ("第 4 年", 4),
+        ("year four", 4),
+        ("the second course", None),
+        ("what is required", None),
+    ],
+)
 def test_years_of_study_are_read(text, year):
     from courserag.catalog.questions import find_year
 
     assert find_year(text) == year
 
 
-def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cover_the_workspace(tmp_path, fake_embedder):
+def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cover_the_workspace(
+    tmp_path, fake_embedder
+):
     from dataclasses import replace as change
 
     from courserag.courses.directory import CourseDirectory
@@ -256,7 +329,9 @@ def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cove
     outside = change(engine.course("csc3100"), id="stat101", name="STAT101 Statistics")  # no catalog course
     engine.directory = CourseDirectory((*engine.directory.courses, outside))
     assert catalog_reply(engine, "stat101", "What are the prerequisites for STAT101?", "both", []) is None
-    assert catalog_reply(engine, "stat101", "How many credits is DS2010?", "both", []).facts  # known codes still answered
+    assert catalog_reply(
+        engine, "stat101", "How many credits is DS2010?", "both", []
+    ).facts  # known codes still answered
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for STAT101?", "both", []).refused
     assert catalog_reply(engine, "stat101", "What are the prerequisites for Operating Systems?", "both", []) is None
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for Operating Systems?", "both", []).facts

@@ -31,7 +31,10 @@ def test_every_variable_is_in_the_configuration_table(name):
         ({"SPACE_ID": "u/s"}, lambda s: s.host == "0.0.0.0" and s.build_index_on_start),
         ({"SPACE_ID": "u/s", "BUILD_INDEX_ON_START": "0"}, lambda s: not s.build_index_on_start),
         ({"HF_TOKEN": "t"}, lambda s: s.llm_enabled and s.llm_model == "Qwen/Qwen2.5-7B-Instruct"),
-        ({"HF_TOKEN": "t", "LLM_BASE_URL": "http://l/v1"}, lambda s: s.llm_base_url == "http://l/v1" and s.llm_model == "gpt-4o-mini"),
+        (
+            {"HF_TOKEN": "t", "LLM_BASE_URL": "http://l/v1"},
+            lambda s: s.llm_base_url == "http://l/v1" and s.llm_model == "gpt-4o-mini",
+        ),
         ({}, lambda s: s == Settings()),
     ],
 )
@@ -39,7 +42,10 @@ def test_each_setting_is_read_from_its_variable(env, read):
     assert read(Settings.from_env(env))
 
 
-@pytest.mark.parametrize("env, message", [({"DICTIONARY_BRIDGE": "maybe"}, "DICTIONARY_BRIDGE must be 1 or 0"), ({"PORT": "x"}, "PORT must be a int")])
+@pytest.mark.parametrize(
+    "env, message",
+    [({"DICTIONARY_BRIDGE": "maybe"}, "DICTIONARY_BRIDGE must be 1 or 0"), ({"PORT": "x"}, "PORT must be a int")],
+)
 def test_a_bad_value_names_its_variable(env, message):
     from courserag.errors import ConfigError
 

@@ -1,8 +1,8 @@
 import pytest
 
+from courserag.config.settings import Settings, secret
 from courserag.courses.directory import load_course_directory
 from courserag.errors import ConfigError, UnknownCourseError
-from courserag.config.settings import Settings, secret
 
 GOOD = """
 courses:
@@ -40,7 +40,10 @@ def test_unknown_course_names_known_ones(tmp_path):
         ("courses: 3", "top-level 'courses:' list"),
         ("courses:\n  - id: bad id\n", "entry #1: id must be"),
         ("courses:\n  - id: c2\n    name: N\n    docs: d\n", "course 'c2': 'description' is missing"),
-        ("courses:\n  - id: c2\n    name: N\n    description: D\n    docs: d\n    language: fr\n", "language must be one of"),
+        (
+            "courses:\n  - id: c2\n    name: N\n    description: D\n    docs: d\n    language: fr\n",
+            "language must be one of",
+        ),
         (GOOD + GOOD.replace("courses:\n", ""), "listed twice"),
         ("courses: [\n", "not valid YAML"),
     ],
@@ -56,13 +59,19 @@ def test_missing_directory_file(tmp_path):
 
 
 def test_settings_from_env():
-    settings = Settings.from_env({"TOP_K": "6", "DATA_DIR": "/tmp/x", "WEAVIATE_URL": "http://h:8080", "LLM_BASE_URL": "http://l/v1"})
+    settings = Settings.from_env(
+        {"TOP_K": "6", "DATA_DIR": "/tmp/x", "WEAVIATE_URL": "http://h:8080", "LLM_BASE_URL": "http://l/v1"}
+    )
     assert settings.retrieval.top_k == 6 and settings.store_kind == "weaviate" and settings.llm_enabled
 
 
 @pytest.mark.parametrize(
     "env, message",
-    [({"TOP_K": "many"}, "TOP_K must be a int"), ({"TOP_K": "0"}, "TOP_K must be > 0"), ({"FUSION": "magic"}, "FUSION must be")],
+    [
+        ({"TOP_K": "many"}, "TOP_K must be a int"),
+        ({"TOP_K": "0"}, "TOP_K must be > 0"),
+        ({"FUSION": "magic"}, "FUSION must be"),
+    ],
 )
 def test_settings_validation_names_the_variable(env, message):
     with pytest.raises(ConfigError, match=message):

@@ -10,12 +10,21 @@ import pytest
 
 from courserag.courses.directory import Course
 from courserag.courses.facts import (
-    DIRECTORY_SOURCE, directory_chunks, is_directory, keep_material, offer_directory, person_names,
+    DIRECTORY_SOURCE,
+    directory_chunks,
+    is_directory,
+    keep_material,
+    offer_directory,
+    person_names,
 )
 from courserag.records import Chunk, ScoredChunk
 
 
-def _course(language="en", instructors=("Dr. Ada Byron", "Prof. Alan Kay"), description="Compilers: parsing and code generation."):
+def _course(
+    language="en",
+    instructors=("Dr. Ada Byron", "Prof. Alan Kay"),
+    description="Compilers: parsing and code generation.",
+):
     return Course("cmp4010", "CMP4010 Compilers", description, language, Path("/nowhere"), tuple(instructors))
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from courserag.config.settings import Settings
 from courserag.courses.directory import Course
 from courserag.courses.indexer import build_course
-from courserag.config.settings import Settings
 from courserag.stores.local import LocalCourseStore
 
 

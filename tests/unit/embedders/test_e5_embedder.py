@@ -98,8 +98,11 @@ def reference_tokenizer(tmp_path_factory):
         "int e5_tokenize(e5_model *m, const char *t, int *out, int cap) { return tok_content(&m->tok, t, out, cap); }\n"
     )
     library = folder / "libe5ref.so"
-    subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{source_dir}", "-o", str(library), str(folder / "shim.c"), "-lm"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [compiler, "-O2", "-shared", "-fPIC", f"-I{source_dir}", "-o", str(library), str(folder / "shim.c"), "-lm"],
+        check=True,
+        capture_output=True,
+    )
     lib = ctypes.CDLL(str(library))
     lib.e5_load.restype = ctypes.c_void_p
     lib.e5_load.argtypes = [ctypes.c_char_p]
@@ -130,7 +133,14 @@ def test_dequantize_q4_nibble_order_and_scale():
 def test_header_and_tables():
     e5 = read_e5(locate_model())
     c = e5.config
-    assert (c.hidden, c.layers, c.heads, c.intermediate, c.vocab_rows, c.max_positions) == (384, 12, 12, 1536, 250037, 512)
+    assert (c.hidden, c.layers, c.heads, c.intermediate, c.vocab_rows, c.max_positions) == (
+        384,
+        12,
+        12,
+        1536,
+        250037,
+        512,
+    )
     v = e5.vocabulary
     assert (v.piece(v.bos), v.piece(v.eos), v.piece(v.unk)) == ("<s>", "</s>", "<unk>")
     assert e5.normalization[0x3000] == " " and e5.normalization[ord("Ａ")] == "A"

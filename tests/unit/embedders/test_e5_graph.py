@@ -23,7 +23,7 @@ import pytest
 
 from courserag.embedders import get_embedder
 from courserag.embedders.e5 import E5Embedder
-from courserag.embedders.e5_convert import converted_model, model_dir, quantize_int8
+from courserag.embedders.e5_convert import model_dir, quantize_int8
 from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.embedders.sentence_transformers import OPTIONAL_REQUIREMENTS, require_optional_packages
 from courserag.embedders.threads import cpu_session_options
@@ -185,11 +185,14 @@ def test_vectors_match_the_torch_export(
 
 
 @pytest.mark.parametrize("missing", OPTIONAL_MODULES)
-@pytest.mark.parametrize(("model", "backend"), [
-    ("all-MiniLM-L6-v2", "torch"),
-    ("all-MiniLM-L6-v2", "onnx-int8"),
-    ("multilingual-e5-small+all-MiniLM-L6-v2", "onnx-int8"),
-])
+@pytest.mark.parametrize(
+    ("model", "backend"),
+    [
+        ("all-MiniLM-L6-v2", "torch"),
+        ("all-MiniLM-L6-v2", "onnx-int8"),
+        ("multilingual-e5-small+all-MiniLM-L6-v2", "onnx-int8"),
+    ],
+)
 def test_minilm_without_its_packages_names_the_file_to_install(monkeypatch, missing, model, backend):
     monkeypatch.setitem(sys.modules, missing, None)  # import and find_spec now fail for it
     with pytest.raises(ConfigError) as error:
@@ -214,10 +217,22 @@ def test_the_app_started_with_minilm_but_without_its_packages_says_so_in_one_lin
     by an import hook) with EMBEDDING_MODEL=all-MiniLM-L6-v2: one line naming the file."""
     start = NO_TORCH_SCRIPT.split("import app,")[0] + "import runpy\nrunpy.run_path('app.py', run_name='__main__')\n"
     env = {k: v for k, v in os.environ.items() if k not in {"PORT", "GRADIO_SERVER_PORT", "SPACE_ID"}}
-    env.update({"EMBEDDING_MODEL": "all-MiniLM-L6-v2", "DATA_DIR": str(tmp_path), "PORT": str(free_port()), "HF_HUB_OFFLINE": "1"})
+    env.update(
+        {
+            "EMBEDDING_MODEL": "all-MiniLM-L6-v2",
+            "DATA_DIR": str(tmp_path),
+            "PORT": str(free_port()),
+            "HF_HUB_OFFLINE": "1",
+        }
+    )
     script = start.format(blocked=OPTIONAL_MODULES, cache=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and len(lines) == 1, done.stderr
-    assert f"pip install -r {OPTIONAL_REQUIREMENTS}" in lines[0] and "missing: torch, transformers, sentence-transformers" in lines[0]
+    assert (
+        f"pip install -r {OPTIONAL_REQUIREMENTS}" in lines[0]
+        and "missing: torch, transformers, sentence-transformers" in lines[0]
+    )

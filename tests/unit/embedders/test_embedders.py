@@ -8,8 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from courserag.embedders import CachingEmbedder, SentenceTransformerEmbedder, dim_from_config, get_embedder, resolve_model_path
-
+from courserag.embedders import (
+    CachingEmbedder,
+    SentenceTransformerEmbedder,
+    dim_from_config,
+    get_embedder,
+    resolve_model_path,
+)
 
 # -- CachingEmbedder --------------------------------------------------------------------------
 
@@ -119,11 +124,27 @@ MEAN = {"word_embedding_dimension": 384, "pooling_mode_mean_tokens": True, "pool
     "modules, config, expected",
     [
         ([("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN), ("Normalize", "", {})], {"hidden_size": 384}, 384),
-        ([("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN | {"pooling_mode_max_tokens": True})], {"hidden_size": 384}, 768),
-        ([("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN), ("Dense", "2_Dense", {"out_features": 256})], {"hidden_size": 384}, 256),
+        (
+            [("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN | {"pooling_mode_max_tokens": True})],
+            {"hidden_size": 384},
+            768,
+        ),
+        (
+            [("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN), ("Dense", "2_Dense", {"out_features": 256})],
+            {"hidden_size": 384},
+            256,
+        ),
         (None, {"hidden_size": 768}, 768),  # a plain transformer: sentence-transformers mean-pools it
-        ([("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN), ("SomethingNew", "2_New", {})], {"hidden_size": 384}, None),
-        ([("Transformer", "", {}), ("Pooling", "1_Pooling", {"word_embedding_dimension": 384})], {"hidden_size": 384}, None),
+        (
+            [("Transformer", "", {}), ("Pooling", "1_Pooling", MEAN), ("SomethingNew", "2_New", {})],
+            {"hidden_size": 384},
+            None,
+        ),
+        (
+            [("Transformer", "", {}), ("Pooling", "1_Pooling", {"word_embedding_dimension": 384})],
+            {"hidden_size": 384},
+            None,
+        ),
         (None, None, None),
     ],
 )

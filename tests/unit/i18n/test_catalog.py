@@ -26,7 +26,9 @@ def test_each_text_fills_only_fields_the_english_one_has(key):
     assert fields(table("zh")[key]) <= fields(table("en")[key]), key
 
 
-@pytest.mark.parametrize("key", sorted(k for k, v in table("en").items() if re.search(r"[A-Za-z]{3}", re.sub(r"{[^}]*}", "", v))))
+@pytest.mark.parametrize(
+    "key", sorted(k for k, v in table("en").items() if re.search(r"[A-Za-z]{3}", re.sub(r"{[^}]*}", "", v)))
+)
 def test_chinese_texts_are_chinese(key):
     """An English sentence left in zh.yaml would show in the Chinese interface."""
     chinese = re.sub(r"{[^}]*}", "", table("zh")[key])

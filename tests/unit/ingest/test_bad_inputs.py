@@ -23,6 +23,8 @@ from typing import Callable
 
 import pytest
 
+import docgen as gen
+from courserag.config.settings import Limits
 from courserag.errors import (
     CorruptFileError,
     EmptyFileError,
@@ -32,16 +34,23 @@ from courserag.errors import (
     UnsupportedFileError,
 )
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, parse_bytes, parse_file, safe_display_name
-from courserag.config.settings import Limits
-import docgen as gen
 
 # --------------------------------------------------------------------------- write guard
 
 _RECORDERS: list[list[str]] = []
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _WRITE_EVENTS = {
-    "os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.symlink", "os.link", "os.truncate",
-    "shutil.copyfile", "shutil.move", "tempfile.mkstemp", "tempfile.mkdtemp",
+    "os.mkdir",
+    "os.rename",
+    "os.remove",
+    "os.rmdir",
+    "os.symlink",
+    "os.link",
+    "os.truncate",
+    "shutil.copyfile",
+    "shutil.move",
+    "tempfile.mkstemp",
+    "tempfile.mkdtemp",
 }
 
 
@@ -177,49 +186,145 @@ CASES = [
     *[case(f"zero-bytes{ext}", f"empty{ext}", constant(b""), EmptyFileError, "empty (0 bytes)") for ext in EXTENSIONS],
     case("whitespace-only-txt", "blank.txt", constant(b" \n\t\r\n  \n"), EmptyFileError, "no text"),
     case("image-only-pdf", "scan.pdf", lambda: gen.pdf_bytes([None, None]), EmptyFileError, "scanned", "OCR"),
-    case("docx-without-text", "blank.docx", lambda: gen.docx_bytes([("p", ""), ("p", "  ")]), EmptyFileError, "no text"),
+    case(
+        "docx-without-text", "blank.docx", lambda: gen.docx_bytes([("p", ""), ("p", "  ")]), EmptyFileError, "no text"
+    ),
     case("pptx-picture-slides-only", "pictures.pptx", lambda: gen.pptx_bytes([{}, {}]), EmptyFileError, "no text"),
-    case("notebook-empty-cells", "empty.ipynb", lambda: gen.notebook_bytes([{"markdown": ""}, {"code": ""}]), EmptyFileError, "no text"),
+    case(
+        "notebook-empty-cells",
+        "empty.ipynb",
+        lambda: gen.notebook_bytes([{"markdown": ""}, {"code": ""}]),
+        EmptyFileError,
+        "no text",
+    ),
     case("truncated-pdf", "cut.pdf", truncated(text_pdf, 0.6), CorruptFileError, "damaged"),
-    case("corrupt-pdf-random-after-header", "noise.pdf", lambda: b"%PDF-1.7\n" + random_bytes(20_000), CorruptFileError, "damaged"),
-    case("pdf-without-header", "fake.pdf", constant(b"This is not a PDF.\n" * 100), CorruptFileError, "not a valid PDF"),
+    case(
+        "corrupt-pdf-random-after-header",
+        "noise.pdf",
+        lambda: b"%PDF-1.7\n" + random_bytes(20_000),
+        CorruptFileError,
+        "damaged",
+    ),
+    case(
+        "pdf-without-header", "fake.pdf", constant(b"This is not a PDF.\n" * 100), CorruptFileError, "not a valid PDF"
+    ),
     case("pdf-renamed-docx", "slides.docx", text_pdf, CorruptFileError, "looks like a PDF", "rename it to .pdf"),
     case("docx-renamed-pdf", "notes.pdf", text_docx, CorruptFileError, "Word document", "rename it to .docx"),
     case("pptx-renamed-docx", "deck.docx", text_pptx, CorruptFileError, "PowerPoint", "rename it to .pptx"),
     case("png-named-pptx", "photo.pptx", constant(PNG), CorruptFileError, "PNG image"),
     case("plain-zip-named-docx", "archive.docx", plain_zip, CorruptFileError, "zip archive"),
     case("truncated-docx", "cut.docx", truncated(text_docx, 0.5), CorruptFileError, "damaged"),
-    case("docx-garbage-xml", "garbage.docx", docx_with("word/document.xml", b"<w:document><open>"), CorruptFileError, "damaged"),
+    case(
+        "docx-garbage-xml",
+        "garbage.docx",
+        docx_with("word/document.xml", b"<w:document><open>"),
+        CorruptFileError,
+        "damaged",
+    ),
     case("docx-empty-document-part", "hollow.docx", docx_with("word/document.xml", b""), CorruptFileError, "damaged"),
     case("docx-no-document-part", "missing.docx", docx_with("word/document.xml", None), CorruptFileError, "damaged"),
-    case("docx-entity-bomb", "laughs.docx", lambda: gen.with_doctype(text_docx(), "word/document.xml"), CorruptFileError, "DOCTYPE"),
-    case("pptx-entity-bomb", "laughs.pptx", lambda: gen.with_doctype(text_pptx(), "ppt/slides/slide1.xml"), CorruptFileError, "DOCTYPE"),
-    case("docx-entity-bomb-utf16", "laughs16.docx", lambda: gen.with_doctype(text_docx(), "word/document.xml", encoding="utf-16"),
-         CorruptFileError, "DOCTYPE"),
-    case("docx-external-entity", "xxe.docx", lambda: gen.with_doctype(text_docx(), "word/document.xml", gen.EXTERNAL_ENTITY),
-         CorruptFileError, "DOCTYPE"),
+    case(
+        "docx-entity-bomb",
+        "laughs.docx",
+        lambda: gen.with_doctype(text_docx(), "word/document.xml"),
+        CorruptFileError,
+        "DOCTYPE",
+    ),
+    case(
+        "pptx-entity-bomb",
+        "laughs.pptx",
+        lambda: gen.with_doctype(text_pptx(), "ppt/slides/slide1.xml"),
+        CorruptFileError,
+        "DOCTYPE",
+    ),
+    case(
+        "docx-entity-bomb-utf16",
+        "laughs16.docx",
+        lambda: gen.with_doctype(text_docx(), "word/document.xml", encoding="utf-16"),
+        CorruptFileError,
+        "DOCTYPE",
+    ),
+    case(
+        "docx-external-entity",
+        "xxe.docx",
+        lambda: gen.with_doctype(text_docx(), "word/document.xml", gen.EXTERNAL_ENTITY),
+        CorruptFileError,
+        "DOCTYPE",
+    ),
     case("binary-noise-txt", "noise.txt", lambda: random_bytes(50_000), CorruptFileError, "not look like a text file"),
-    case("invalid-utf8-not-gbk", "mystery.txt", lambda: random_bytes(50_000, low=1), CorruptFileError, "not look like a text file"),
-    case("control-characters-md", "controls.md", constant(bytes(range(1, 9)) * 500), CorruptFileError, "not look like a text"),
+    case(
+        "invalid-utf8-not-gbk",
+        "mystery.txt",
+        lambda: random_bytes(50_000, low=1),
+        CorruptFileError,
+        "not look like a text file",
+    ),
+    case(
+        "control-characters-md",
+        "controls.md",
+        constant(bytes(range(1, 9)) * 500),
+        CorruptFileError,
+        "not look like a text",
+    ),
     case("pdf-named-txt", "paper.txt", text_pdf, CorruptFileError, "looks like a PDF", "rename it to .pdf"),
     case("png-named-py", "script.py", constant(PNG), CorruptFileError, "PNG image"),
-    case("notebook-invalid-json", "broken.ipynb", constant(b'{"cells": [{"cell_type": "code"'), CorruptFileError, "not valid JSON"),
+    case(
+        "notebook-invalid-json",
+        "broken.ipynb",
+        constant(b'{"cells": [{"cell_type": "code"'),
+        CorruptFileError,
+        "not valid JSON",
+    ),
     case("notebook-not-a-notebook", "list.ipynb", constant(b"[1, 2, 3]"), CorruptFileError, "not a Jupyter notebook"),
-    case("notebook-nested-json", "deep.ipynb", constant(b"[" * 200_000 + b"]" * 200_000), CorruptFileError, "not valid JSON"),
-    case("pdf-user-password", "locked.pdf", lambda: gen.encrypted_pdf_bytes("secret", "owner"), EncryptedFileError, "password-protected"),
+    case(
+        "notebook-nested-json",
+        "deep.ipynb",
+        constant(b"[" * 200_000 + b"]" * 200_000),
+        CorruptFileError,
+        "not valid JSON",
+    ),
+    case(
+        "pdf-user-password",
+        "locked.pdf",
+        lambda: gen.encrypted_pdf_bytes("secret", "owner"),
+        EncryptedFileError,
+        "password-protected",
+    ),
     case("office-password-docx", "locked.docx", encrypted_office, EncryptedFileError, "password-protected"),
     case(
-        "pdf-3000-pages", "huge.pdf", lambda: gen.blank_pdf_bytes(3000), FileTooLargeError, "3,000 pages", "2,000",
+        "pdf-3000-pages",
+        "huge.pdf",
+        lambda: gen.blank_pdf_bytes(3000),
+        FileTooLargeError,
+        "3,000 pages",
+        "2,000",
         limits=Limits(max_pages=2000),
     ),
-    case("docx-zip-bomb-1gb", "bomb.docx", lambda: gen.zip_bomb(text_docx(), "word/bomb.xml", 1024), FileTooLargeError, "zip bomb"),
-    case("docx-20k-entries", "entries.docx", lambda: gen.many_entries(text_docx(), 20_000), FileTooLargeError, "10,000"),
     case(
-        "pptx-over-slide-limit", "long.pptx", lambda: gen.pptx_bytes([{"title": f"S{i}"} for i in range(3)]),
-        FileTooLargeError, "3 slides", limits=Limits(max_pages=2),
+        "docx-zip-bomb-1gb",
+        "bomb.docx",
+        lambda: gen.zip_bomb(text_docx(), "word/bomb.xml", 1024),
+        FileTooLargeError,
+        "zip bomb",
     ),
     case(
-        "file-over-size-limit", "big.txt", constant(b"lecture notes\n" * 200), FileTooLargeError, "3 KB", "upload limit",
+        "docx-20k-entries", "entries.docx", lambda: gen.many_entries(text_docx(), 20_000), FileTooLargeError, "10,000"
+    ),
+    case(
+        "pptx-over-slide-limit",
+        "long.pptx",
+        lambda: gen.pptx_bytes([{"title": f"S{i}"} for i in range(3)]),
+        FileTooLargeError,
+        "3 slides",
+        limits=Limits(max_pages=2),
+    ),
+    case(
+        "file-over-size-limit",
+        "big.txt",
+        constant(b"lecture notes\n" * 200),
+        FileTooLargeError,
+        "3 KB",
+        "upload limit",
         limits=Limits(max_file_mb=0.001),
     ),
     case("unsupported-exe", "setup.exe", constant(b"MZ" + bytes(100)), UnsupportedFileError, "not supported"),
@@ -382,7 +487,11 @@ def test_long_control_character_name_is_cleaned_then_shortened():
 
 
 def test_notebook_source_as_a_json_number_is_not_a_crash(sandbox):
-    cells = [{"cell_type": "code", "source": 42, "outputs": "nope"}, "junk", {"cell_type": "markdown", "source": ["ok"]}]
+    cells = [
+        {"cell_type": "code", "source": 42, "outputs": "nope"},
+        "junk",
+        {"cell_type": "markdown", "source": ["ok"]},
+    ]
     data = json.dumps({"cells": cells}).encode()
     path = gen.write(sandbox / "in", "odd.ipynb", data)
 

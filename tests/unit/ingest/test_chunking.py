@@ -1,6 +1,13 @@
 import pytest
 
-from courserag.ingest.chunking import TextPiece, approximate_tokens, chunk_sections, chunk_text, make_chunks, split_sentences
+from courserag.ingest.chunking import (
+    TextPiece,
+    approximate_tokens,
+    chunk_sections,
+    chunk_text,
+    make_chunks,
+    split_sentences,
+)
 from courserag.records import Section
 
 

@@ -9,7 +9,13 @@ import io
 import pytest
 
 from courserag.ingest.chunking import approximate_tokens, chunk_locator, chunk_sections
-from courserag.ingest.parsers.cleanup import clean_pages, fix_ligatures, hyphenated_words, join_hyphenated, strip_running_lines
+from courserag.ingest.parsers.cleanup import (
+    clean_pages,
+    fix_ligatures,
+    hyphenated_words,
+    join_hyphenated,
+    strip_running_lines,
+)
 from courserag.records import Section
 
 
@@ -42,7 +48,9 @@ def test_words_broken_across_lines_are_joined(raw, keep, joined):
 
 
 def test_hyphenated_words_written_on_one_line_are_kept():
-    assert hyphenated_words(["A well-known trick.", "Self-balancing trees"]) == frozenset({"well-known", "self-balancing"})
+    assert hyphenated_words(["A well-known trick.", "Self-balancing trees"]) == frozenset(
+        {"well-known", "self-balancing"}
+    )
 
 
 HEADER = "CSC3100 Lecture Notes - Week 3"
@@ -85,7 +93,6 @@ def test_clean_pages_does_all_three_in_order():
 
 def test_a_pdf_is_cleaned_when_parsed():
     import docgen
-
     from courserag.ingest.parsers import parse_bytes
 
     animals = ["quokka", "numbat", "bilby"]
@@ -109,7 +116,9 @@ def test_chunk_locator_gives_a_chunk_its_own_lines(locator, start, end, expected
 
 
 def test_two_chunks_of_one_text_section_cite_different_lines():
-    lines = [f"Line {n}: the capybara ledger records entry {n} of the census in considerable detail." for n in range(1, 41)]
+    lines = [
+        f"Line {n}: the capybara ledger records entry {n} of the census in considerable detail." for n in range(1, 41)
+    ]
     pieces = chunk_sections([Section("\n".join(lines), "lines 11-50")], approximate_tokens, 120, 0)
     ranges = [tuple(map(int, p.locator.split()[1].split("-"))) for p in pieces]
     assert len(pieces) > 2 and ranges[0][0] == 11 and ranges[-1][1] == 50
@@ -137,10 +146,12 @@ def _docx_with(equations: int, pictures: int) -> bytes:
     document.add_paragraph("Text about the energy of a moving cart.")
     for _ in range(equations):
         paragraph = document.add_paragraph()
-        paragraph._p.append(parse_xml(
-            '<m:oMathPara xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math">'
-            "<m:oMath><m:r><m:t>E=mc2</m:t></m:r></m:oMath></m:oMathPara>"
-        ))
+        paragraph._p.append(
+            parse_xml(
+                '<m:oMathPara xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math">'
+                "<m:oMath><m:r><m:t>E=mc2</m:t></m:r></m:oMath></m:oMathPara>"
+            )
+        )
     for _ in range(pictures):
         document.add_picture(io.BytesIO(PNG))
     buffer = io.BytesIO()
@@ -153,8 +164,12 @@ def _docx_with(equations: int, pictures: int) -> bytes:
     [
         (0, 0, [], []),
         (1, 0, ["1 equation could not be read and was left out"], ["有 1 个公式无法读取，已略去"]),
-        (2, 3, ["2 equations could not be read and were left out", "3 images were left out: only text is read"],
-         ["有 2 个公式无法读取，已略去", "有 3 张图片被略去：只读取文字"]),
+        (
+            2,
+            3,
+            ["2 equations could not be read and were left out", "3 images were left out: only text is read"],
+            ["有 2 个公式无法读取，已略去", "有 3 张图片被略去：只读取文字"],
+        ),
     ],
 )
 def test_word_files_say_what_was_left_out(equations, pictures, en, zh):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.errors import EmptyFileError, FileTooLargeError, IngestError
-from courserag.ingest.pipeline import IngestConfig, file_size, ingest_file
-from courserag.ingest.parsers import ParsedDocument, parse_bytes
-from courserag.records import Section
 from courserag.config.settings import Limits, Settings
+from courserag.errors import EmptyFileError, FileTooLargeError, IngestError
+from courserag.ingest.parsers import ParsedDocument, parse_bytes
+from courserag.ingest.pipeline import IngestConfig, file_size, ingest_file
+from courserag.records import Section
 
 FIVE_LINES = b"# Heaps\n\nA heap is a complete binary tree.\n\nIts root holds the minimum.\n"
 
@@ -73,7 +73,9 @@ def test_too_many_chunks_is_refused():
         ingest_file(data, "long.txt", config, origin="upload")
 
     assert caught.value.code == "ingest_failed" and caught.value.reason_notice.code == "too_many_chunks"
-    assert str(caught.value).startswith("long.txt: it yields ") and str(caught.value).endswith("passages; the limit is 3")
+    assert str(caught.value).startswith("long.txt: it yields ") and str(caught.value).endswith(
+        "passages; the limit is 3"
+    )
 
 
 def test_a_document_without_chunks_is_refused():

@@ -28,13 +28,37 @@ PARSER_CODES: dict[str, dict] = {
     "file_over_limit": {"size": "3 KB", "limit_mb": "0.001"},
     "not_valid_kind": {"ext": ".pdf", "kind": Notice("kind_pdf")},
     "type_mismatch": {"ext": ".pptx", "looks": Notice("looks_png"), "expected": Notice("kind_pptx")},
-    "type_mismatch_rename": {"ext": ".txt", "looks": Notice("looks_pdf"), "expected": Notice("kind_text"), "doc_type": "pdf"},
+    "type_mismatch_rename": {
+        "ext": ".txt",
+        "looks": Notice("looks_pdf"),
+        "expected": Notice("kind_text"),
+        "doc_type": "pdf",
+    },
     **{code: {} for code in ("kind_pdf", "kind_docx", "kind_pptx", "kind_text")},
     **{
         f"looks_{kind}": {}
         for kind in (
-            "pdf", "docx", "pptx", "xlsx", "opendocument", "zip", "png", "jpeg", "gif", "tiff", "old_office",
-            "gzip", "rar", "7z", "program", "windows_program", "rtf", "mp3", "audio", "media", "mp4",
+            "pdf",
+            "docx",
+            "pptx",
+            "xlsx",
+            "opendocument",
+            "zip",
+            "png",
+            "jpeg",
+            "gif",
+            "tiff",
+            "old_office",
+            "gzip",
+            "rar",
+            "7z",
+            "program",
+            "windows_program",
+            "rtf",
+            "mp3",
+            "audio",
+            "media",
+            "mp4",
         )
     },
     "file_locked": {},
@@ -97,7 +121,9 @@ PARSER_CODES: dict[str, dict] = {
 }
 
 ROOT = Path(__file__).resolve().parents[3]
-SOURCES = sorted((ROOT / "courserag" / "ingest" / "parsers").glob("*.py")) + [ROOT / "courserag" / "ingest" / "pipeline.py"]
+SOURCES = sorted((ROOT / "courserag" / "ingest" / "parsers").glob("*.py")) + [
+    ROOT / "courserag" / "ingest" / "pipeline.py"
+]
 
 
 def _call_name(node: ast.Call) -> str:
@@ -110,11 +136,17 @@ def codes_in_source(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call):
             name = _call_name(node)
-            positions = (1,) if name.endswith("Error") else (0,) if name == "Notice" else (0, 1) if name == "numbered" else ()
+            positions = (
+                (1,) if name.endswith("Error") else (0,) if name == "Notice" else (0, 1) if name == "numbered" else ()
+            )
             for position in positions:
                 if position < len(node.args) and isinstance(node.args[position], ast.Constant):
                     found.add(node.args[position].value)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(("looks_", "kind_")):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith(("looks_", "kind_"))
+        ):
             found.add(node.value)
     return found
 
@@ -143,11 +175,19 @@ def test_code_is_in_both_languages_and_renders_with_its_params(code, params):
 def test_a_nested_reason_is_said_in_chinese_throughout():
     from courserag.errors import CorruptFileError
 
-    error = CorruptFileError("notes.pdf", "type_mismatch_rename", ext=".pdf", looks=Notice("looks_docx"),
-                             expected=Notice("kind_pdf"), doc_type="docx")
+    error = CorruptFileError(
+        "notes.pdf",
+        "type_mismatch_rename",
+        ext=".pdf",
+        looks=Notice("looks_docx"),
+        expected=Notice("kind_pdf"),
+        doc_type="docx",
+    )
 
-    assert str(error) == ("notes.pdf: the file is named .pdf but looks like a Word document (.docx), not a PDF; "
-                          "rename it to .docx and upload it again")
+    assert str(error) == (
+        "notes.pdf: the file is named .pdf but looks like a Word document (.docx), not a PDF; "
+        "rename it to .docx and upload it again"
+    )
     assert error.say("zh").startswith("notes.pdf：文件扩展名是 .pdf，但内容看起来是一个Word文档")
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import re
 
-import docgen as gen
 import pytest
 
-from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, ParsedDocument, parse_bytes, parse_file
+import docgen as gen
 from courserag.config.settings import Limits
+from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, ParsedDocument, parse_bytes, parse_file
 
 
 def locators(doc: ParsedDocument) -> list[str]:
@@ -146,7 +146,11 @@ def test_docx_without_headings_is_split_into_paragraph_ranges():
 def test_pptx_has_one_section_per_slide_with_title_body_table_and_notes():
     data = gen.pptx_bytes(
         [
-            {"title": "Hash tables", "body": ["Separate chaining", "Open addressing"], "notes": "Mention the load factor."},
+            {
+                "title": "Hash tables",
+                "body": ["Separate chaining", "Open addressing"],
+                "notes": "Mention the load factor.",
+            },
             {},  # a picture-only slide
             {"title": "Costs", "body": ["Expected O(1)"], "table": [["op", "avg"], ["find", "O(1)"]]},
         ]
@@ -285,7 +289,7 @@ def assert_line_sections_cover(doc: ParsedDocument, lines: list[str]) -> None:
         assert section.text == "\n".join(lines[start - 1 : end])
         covered.extend(lines[start - 1 : end])
         previous_end = end
-    assert [l for l in covered if l.strip()] == [l for l in lines if l.strip()]
+    assert [line for line in covered if line.strip()] == [line for line in lines if line.strip()]
 
 
 def test_python_file_is_cut_into_line_ranges_at_definitions():

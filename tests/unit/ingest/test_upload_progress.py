@@ -82,4 +82,6 @@ def test_the_engine_lists_a_file_until_it_is_searchable_and_logs_no_gap_meanwhil
     assert [p.phase for p in heard[:-1]][:2] == ["reading", "indexing"]
     assert not logged.ask("csc3100", "How far does the gnu herd migrate?", session_id="s1", scope="both").refused
     logged.ask("csc3100", "What is the recipe for a chocolate soufflé?", session_id="s1", scope="both")
-    assert [r["question"] for r in FeedbackLog(settings.data_dir).refused("csc3100")] == ["What is the recipe for a chocolate soufflé?"]
+    assert [r["question"] for r in FeedbackLog(settings.data_dir).refused("csc3100")] == [
+        "What is the recipe for a chocolate soufflé?"
+    ]

@@ -11,12 +11,26 @@ import pytest
 from courserag.instructor.feedback import ANSWER_WITHHELD, FeedbackLog, safe_citations
 
 COURSE_CITE = {
-    "n": 1, "source": "syllabus.md", "locator": "Late policy", "origin": "course", "course_id": "csc3100",
-    "score": 0.9, "text": "A late submission loses 10% per day.", "store": "local", "snippet": "A late submission…",
+    "n": 1,
+    "source": "syllabus.md",
+    "locator": "Late policy",
+    "origin": "course",
+    "course_id": "csc3100",
+    "score": 0.9,
+    "text": "A late submission loses 10% per day.",
+    "store": "local",
+    "snippet": "A late submission…",
 }
 UPLOAD_CITE = {
-    "n": 2, "source": "my_diary.pdf", "locator": "page 3", "origin": "upload", "course_id": None,
-    "score": 0.8, "text": "PRIVATE: my student id is 12345", "store": "session", "snippet": "PRIVATE: my student…",
+    "n": 2,
+    "source": "my_diary.pdf",
+    "locator": "page 3",
+    "origin": "upload",
+    "course_id": None,
+    "score": 0.8,
+    "text": "PRIVATE: my student id is 12345",
+    "store": "session",
+    "snippet": "PRIVATE: my student…",
 }
 
 
@@ -27,8 +41,13 @@ def _lines(path):
 def test_vote_is_stored_with_question_answer_course_and_citation_places(tmp_path):
     log = FeedbackLog(tmp_path)
     record = log.record_vote(
-        question="What is the late policy?", answer="10% per day [1]", citations=[COURSE_CITE],
-        course_id="csc3100", vote="up", scope="both", mode="extractive",
+        question="What is the late policy?",
+        answer="10% per day [1]",
+        citations=[COURSE_CITE],
+        course_id="csc3100",
+        vote="up",
+        scope="both",
+        mode="extractive",
     )
     [stored] = _lines(tmp_path / "feedback.jsonl")
     assert stored == record
@@ -41,8 +60,11 @@ def test_vote_is_stored_with_question_answer_course_and_citation_places(tmp_path
 def test_upload_text_never_reaches_the_feedback_file(tmp_path):
     log = FeedbackLog(tmp_path)
     log.record_vote(
-        question="what is my id?", answer="PRIVATE: my student id is 12345 [2]",
-        citations=[COURSE_CITE, UPLOAD_CITE], course_id="csc3100", vote="down",
+        question="what is my id?",
+        answer="PRIVATE: my student id is 12345 [2]",
+        citations=[COURSE_CITE, UPLOAD_CITE],
+        course_id="csc3100",
+        vote="down",
     )
     raw = (tmp_path / "feedback.jsonl").read_text(encoding="utf-8")
     assert "12345" not in raw and "PRIVATE" not in raw
@@ -69,12 +91,22 @@ def test_content_gaps_and_most_cited(tmp_path):
     log = FeedbackLog(tmp_path)
     log.log_refused("Is there a final project?", "csc3100", "both")
     log.log_refused("另一个课程的问题", "ds2010", "course")
-    log.record_vote(question="Why is merge sort stable?", answer="…", citations=[COURSE_CITE], course_id="csc3100", vote="down", comment="too vague")
+    log.record_vote(
+        question="Why is merge sort stable?",
+        answer="…",
+        citations=[COURSE_CITE],
+        course_id="csc3100",
+        vote="down",
+        comment="too vague",
+    )
     log.record_vote(question="late?", answer="…", citations=[COURSE_CITE], course_id="csc3100", vote="up")
     log.log_citations("csc3100", [COURSE_CITE, UPLOAD_CITE])
     log.log_citations("csc3100", [COURSE_CITE, dict(COURSE_CITE, source="lectures/week03_hashing.pdf")])
     gaps = log.content_gaps("csc3100")
-    assert {(g["kind"], g["question"]) for g in gaps} == {("refused", "Is there a final project?"), ("thumbs down", "Why is merge sort stable?")}
+    assert {(g["kind"], g["question"]) for g in gaps} == {
+        ("refused", "Is there a final project?"),
+        ("thumbs down", "Why is merge sort stable?"),
+    }
     assert [g["comment"] for g in gaps if g["kind"] == "thumbs down"] == ["too vague"]
     assert log.most_cited("csc3100") == [("syllabus.md", 2, 1, 1), ("lectures/week03_hashing.pdf", 1, 0, 0)]
     # the learner's own files are never logged as citations
@@ -82,13 +114,17 @@ def test_content_gaps_and_most_cited(tmp_path):
 
 
 def test_reading_survives_a_corrupt_line(tmp_path):
-    (tmp_path / "feedback.jsonl").write_text('{"id": "a", "vote": "up", "course": "c"}\nnot json\n\n[1]\n', encoding="utf-8")
+    (tmp_path / "feedback.jsonl").write_text(
+        '{"id": "a", "vote": "up", "course": "c"}\nnot json\n\n[1]\n', encoding="utf-8"
+    )
     assert [r["id"] for r in FeedbackLog(tmp_path).feedback()] == ["a"]
     assert FeedbackLog(tmp_path / "missing").content_gaps() == []
 
 
 def test_safe_citations_keeps_places_only():
-    assert safe_citations([UPLOAD_CITE]) == [{"n": 2, "source": "my_diary.pdf", "locator": "page 3", "origin": "upload"}]
+    assert safe_citations([UPLOAD_CITE]) == [
+        {"n": 2, "source": "my_diary.pdf", "locator": "page 3", "origin": "upload"}
+    ]
 
 
 # -- the UI handlers that write feedback ---------------------------------------------------
@@ -98,13 +134,14 @@ def test_safe_citations_keeps_places_only():
 def study_app(engine, tmp_path):
     from dataclasses import replace
 
-    from courserag.ui import StudyApp
-
     from courserag.engine.facade import RagEngine
     from courserag.instructor.feedback import FeedbackLog
+    from courserag.ui import StudyApp
 
     settings = replace(engine.settings, data_dir=tmp_path / "data")
-    logged = RagEngine(settings, engine.directory, engine.store, engine.embedder, gap_log=FeedbackLog(settings.data_dir))
+    logged = RagEngine(
+        settings, engine.directory, engine.store, engine.embedder, gap_log=FeedbackLog(settings.data_dir)
+    )
     return StudyApp(logged, settings)
 
 
@@ -134,7 +171,9 @@ def test_like_handler_stores_vote_and_comment_without_upload_text(study_app, tmp
 
 
 def test_refused_questions_are_logged_for_instructors(study_app, tmp_path):
-    _, turns, payload = _run_ask(study_app, "What is the recipe for a chocolate soufflé with raspberries?", None, scope="course")
+    _, turns, payload = _run_ask(
+        study_app, "What is the recipe for a chocolate soufflé with raspberries?", None, scope="course"
+    )
     assert payload["refused"] is True
     assert [r["question"] for r in study_app.feedback.refused("csc3100")] == [
         "What is the recipe for a chocolate soufflé with raspberries?"

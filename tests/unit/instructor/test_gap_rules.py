@@ -51,7 +51,9 @@ def study_app(engine, tmp_path):
     from courserag.ui import StudyApp
 
     settings = replace(engine.settings, data_dir=tmp_path / "data")
-    logged = RagEngine(settings, engine.directory, engine.store, engine.embedder, gap_log=FeedbackLog(settings.data_dir))
+    logged = RagEngine(
+        settings, engine.directory, engine.store, engine.embedder, gap_log=FeedbackLog(settings.data_dir)
+    )
     return StudyApp(logged, settings)
 
 
@@ -108,6 +110,8 @@ def test_a_too_long_question_is_kept_in_the_box_and_reaches_no_chat(study_app):
 
 def test_my_notes_with_no_notes_says_nothing_was_searched(study_app):
     history, box, turns, payload = run_ask(study_app, "What is the late policy for homework?", scope="notes")
-    assert "not uploaded any notes" in history[-1]["content"] and "this course's materials" not in history[-1]["content"]
+    assert (
+        "not uploaded any notes" in history[-1]["content"] and "this course's materials" not in history[-1]["content"]
+    )
     assert payload["refused"] is True  # the API's answer is the engine's refusal, as before
     assert study_app.feedback.refused("csc3100") == []

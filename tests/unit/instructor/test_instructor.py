@@ -108,18 +108,22 @@ def test_a_failed_write_leaves_the_course_list_as_it_was(tmp_path, monkeypatch):
 @pytest.fixture
 def tools(tmp_path, fake_embedder):
     """InstructorTools over a private course list and folders (fake embedder, local store)."""
+    from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
     from courserag.instructor.feedback import FeedbackLog
     from courserag.instructor.tools import InstructorTools
-    from courserag.config.settings import Settings
     from courserag.stores import LocalCourseStore
 
     shutil.copy(PROJECT_ROOT / "course_directory.yaml", tmp_path / "course_directory.yaml")
     shutil.copytree(PROJECT_ROOT / "courses", tmp_path / "courses")
     settings = Settings(data_dir=tmp_path / "data", course_directory=tmp_path / "course_directory.yaml")
-    engine = RagEngine(settings, load_course_directory(settings.course_directory),
-                       LocalCourseStore(settings.data_dir / "index", fake_embedder.dim), fake_embedder)
+    engine = RagEngine(
+        settings,
+        load_course_directory(settings.course_directory),
+        LocalCourseStore(settings.data_dir / "index", fake_embedder.dim),
+        fake_embedder,
+    )
     engine.build_course("csc3100")
     return InstructorTools(engine, FeedbackLog(settings.data_dir), settings)
 

@@ -19,7 +19,13 @@ def test_word_tokens(text, expected):
 
 @pytest.mark.parametrize(
     "text, chinese",
-    [("hello world", False), ("迟交政策是什么", True), ("DS2010 的梯度下降是什么", True), ("What is CSC3100 about, 简单说?", False), ("", False)],
+    [
+        ("hello world", False),
+        ("迟交政策是什么", True),
+        ("DS2010 的梯度下降是什么", True),
+        ("What is CSC3100 about, 简单说?", False),
+        ("", False),
+    ],
 )
 def test_is_chinese(text, chinese):
     assert is_chinese(text) is chinese
@@ -32,5 +38,3 @@ def test_normalize_folds_width_case_space():
 def test_cjk_ratio_bounds():
     assert cjk_ratio("中文") == 1.0
     assert cjk_ratio("   ") == 0.0
-
-

@@ -29,9 +29,14 @@ def test_looks_like_followup(question, expected):
         ("And Dr. Okoye's?", ["What are Dr. Marsh's office hours?"], "What are Dr. Okoye's office hours?"),
         ("And HW4?", [{"role": "user", "content": "When was HW3 released?"}], "When was HW4 released?"),
         ("Is it stable?", ["What does quicksort do?"], "Is it stable? quicksort"),
-        ("and the second one?", [{"role": "user", "content": "Which two heuristics?"},
-                                 {"role": "assistant", "content": "- Union by rank [1]\n- Path compression [1]"}],
-         "and the second one? Path compression"),
+        (
+            "and the second one?",
+            [
+                {"role": "user", "content": "Which two heuristics?"},
+                {"role": "assistant", "content": "- Union by rank [1]\n- Path compression [1]"},
+            ],
+            "and the second one? Path compression",
+        ),
     ],
 )
 def test_rewrite_followup(question, history, expected):

@@ -1,7 +1,7 @@
 import pytest
 
-from courserag.retrieval.packing import MIN_USEFUL_TOKENS, citation_dict, format_citation_line, pack_context, snippet
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.packing import MIN_USEFUL_TOKENS, citation_dict, format_citation_line, pack_context, snippet
 
 
 def words(n: int) -> str:

@@ -1,7 +1,7 @@
 import pytest
 
-from courserag.retrieval import ranking
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval import ranking
 
 
 def chunk(text: str, origin: str = "course", cid: str = "c1") -> Chunk:
@@ -12,8 +12,8 @@ def vec(c: Chunk, v: float) -> ScoredChunk:
     return ScoredChunk(c, vector=v, score=v, store="local", signals=("vector",))
 
 
-def lex(c: Chunk, l: float) -> ScoredChunk:
-    return ScoredChunk(c, lexical=l, score=l, store="local", signals=("lexical",))
+def lex(c: Chunk, score: float) -> ScoredChunk:
+    return ScoredChunk(c, lexical=score, score=score, store="local", signals=("lexical",))
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,9 @@ def test_chinese_rests_on_bm25_when_the_embedder_cannot_read_chinese():
     """all-MiniLM-L6-v2 reads most CJK characters as [UNK]: its similarities say nothing."""
     loud = ScoredChunk(chunk("第一周介绍课程安排"), vector=0.95, lexical=0.1)
     right = ScoredChunk(chunk("迟交政策：每天扣百分之十"), vector=0.20, lexical=1.0)
-    blind = ranking.rerank_hybrid([loud, right], ["迟交", "政策"], set(), True, 2, floor=0.5, vectors_read_chinese=False)
+    blind = ranking.rerank_hybrid(
+        [loud, right], ["迟交", "政策"], set(), True, 2, floor=0.5, vectors_read_chinese=False
+    )
     # BM25 orders, word evidence decides: the loud chunk holds no question word and is left out
     assert [(r.chunk.text, round(r.score, 6)) for r in blind] == [("迟交政策：每天扣百分之十", 1.0)]
     english = ScoredChunk(chunk("late policy"), vector=0.9, lexical=1.0)
@@ -145,7 +147,10 @@ def test_vector_evidence_is_the_margin_over_the_questions_floor(similarity, floo
 
 
 def test_a_question_across_languages_counts_its_margin_on_the_cross_lingual_scale():
-    english = [ScoredChunk(chunk(f"Late submissions lose ten percent per day, rule {i}"), vector=0.56 - i / 100) for i in range(5)]
+    english = [
+        ScoredChunk(chunk(f"Late submissions lose ten percent per day, rule {i}"), vector=0.56 - i / 100)
+        for i in range(5)
+    ]
     # A Chinese question over an English course: no shared words, the margin decides.
     assert ranking.rerank_hybrid(english, ["迟交", "扣分"], (), True, 4, floor=0.52)
     # The same margins for a Chinese candidate in a Chinese course are not enough.

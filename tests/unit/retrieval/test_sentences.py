@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from courserag.retrieval.chunk_index import ChunkIndex
 from courserag.records import Chunk, ScoredChunk
+from courserag.retrieval.chunk_index import ChunkIndex
 from courserag.retrieval.sentence_vectors import (
     SENTENCE_DTYPE,
     SentenceVectors,
@@ -66,7 +66,9 @@ def test_sentence_spans_are_runs_of_one_owner(owners, spans):
     ],
 )
 def test_best_sentence_scores_is_the_max_cosine_per_span(spans, expected):
-    vectors = np.stack([_unit(1, 0, 0, 0), _unit(0, 1, 0, 0), _unit(0.6, 0.8, 0, 0), _unit(-1, 0, 0, 0)]).astype(SENTENCE_DTYPE)
+    vectors = np.stack([_unit(1, 0, 0, 0), _unit(0, 1, 0, 0), _unit(0.6, 0.8, 0, 0), _unit(-1, 0, 0, 0)]).astype(
+        SENTENCE_DTYPE
+    )
     assert best_sentence_scores(vectors, spans, _unit(1, 0, 0, 0)) == pytest.approx(expected, abs=1e-3)
 
 

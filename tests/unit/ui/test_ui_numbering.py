@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from courserag.answers.cited import renumber
+from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.numbering import display_numbers
 from courserag.ui.render import format_reply, render_course_chip, render_notes
 from courserag.ui.sources import is_prose
-from courserag.retrieval.session_pool import UploadedFile
 
 
 def cites(*numbers: int) -> list[dict]:
@@ -72,8 +72,16 @@ def test_a_notebooks_markdown_cell_reads_as_prose_and_its_code_as_code(text, pro
 
 
 def test_a_markdown_cell_opens_as_paragraphs_not_monospace_code():
-    cell = [{"n": 1, "source": "lab.ipynb", "locator": "cell 2", "origin": "course", "doc_type": "ipynb",
-             "text": "Merge sort is stable because\nequal keys keep the order they had."}]
+    cell = [
+        {
+            "n": 1,
+            "source": "lab.ipynb",
+            "locator": "cell 2",
+            "origin": "course",
+            "doc_type": "ipynb",
+            "text": "Merge sort is stable because\nequal keys keep the order they had.",
+        }
+    ]
     code = [dict(cell[0], text="def merge(a, b):\n    return sorted(a + b)")]
     prose_html = format_reply("Merge sort is stable [1].", False, cell, "en", {})
     assert 'class="cr-passage"' in prose_html and "cr-code" not in prose_html
@@ -88,6 +96,10 @@ def test_the_course_line_names_the_course_in_use(lang, said):
 
 
 def test_the_notes_table_sits_in_a_box_that_scrolls_rather_than_overflows():
-    files = [UploadedFile(name="第三周笔记.docx", file_hash="h", doc_type="docx", chunks=2, units=3, size_bytes=10, unit="paragraph")]
+    files = [
+        UploadedFile(
+            name="第三周笔记.docx", file_hash="h", doc_type="docx", chunks=2, units=3, size_bytes=10, unit="paragraph"
+        )
+    ]
     shown = render_notes(files, "zh")
     assert shown.startswith('<div class="cr-notes-wrap"><table class="cr-notes">') and "第三周笔记.docx" in shown

@@ -4,21 +4,20 @@ URLs, and that every interface text has a Chinese version."""
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 import pytest
 
 from courserag.answers.cited import cited_numbers, split_cited
-from courserag.ui.files import file_url, heading_lines, resolve
 from courserag.i18n.locators import say_locator
+from courserag.i18n.ui_texts import t
+from courserag.ingest.progress import PendingUpload
+from courserag.ui.files import file_url, heading_lines, resolve
 from courserag.ui.persist import restore, snapshot
 from courserag.ui.render import format_reply, inert_links, render_citations, render_notes
 from courserag.ui.sources import highlight, paragraphs
-from courserag.i18n.ui_texts import t
 from courserag.ui.turns import ChatTurn
-from courserag.ingest.progress import PendingUpload
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DOCS = {"csc3100": PROJECT_ROOT / "courses" / "csc3100", "ds2010": PROJECT_ROOT / "courses" / "ds2010"}
@@ -35,8 +34,11 @@ DOCS = {"csc3100": PROJECT_ROOT / "courses" / "csc3100", "ds2010": PROJECT_ROOT 
         ("paragraphs 1-3", "paragraphs 1–3", "第 1–3 段"),
         ("Week 5 > AVL rotations", "Week 5 › AVL rotations", "Week 5 › AVL rotations"),
         ("CSC3100 Data Structures — Syllabus (Fall 2026) > Late policy", "… › Late policy", "… › Late policy"),
-        ("Course handbook for students > Policies > Late work > Exceptions", "… › Late work › Exceptions",
-         "… › Late work › Exceptions"),
+        (
+            "Course handbook for students > Policies > Late work > Exceptions",
+            "… › Late work › Exceptions",
+            "… › Late work › Exceptions",
+        ),
     ],
 )
 def test_locators_are_said_short_and_in_the_ui_language(locator, en, zh):
@@ -58,12 +60,31 @@ def test_cited_numbers(text, numbers):
 
 
 CITES = [
-    {"n": 1, "source": "mine.txt", "locator": "lines 1-3", "origin": "upload", "course_id": None,
-     "text": "The okapi index stores exactly 42 stripes per bucket.\nIt was invented in 2019."},
-    {"n": 2, "source": "syllabus.md", "locator": "Late policy", "origin": "course", "course_id": "csc3100",
-     "text": "A late submission loses 10% per day."},
-    {"n": 3, "source": "lectures/week03_hashing.pdf", "locator": "page 4", "origin": "course", "course_id": "csc3100",
-     "text": "Load factor of 0.75", "doc_type": "pdf"},
+    {
+        "n": 1,
+        "source": "mine.txt",
+        "locator": "lines 1-3",
+        "origin": "upload",
+        "course_id": None,
+        "text": "The okapi index stores exactly 42 stripes per bucket.\nIt was invented in 2019.",
+    },
+    {
+        "n": 2,
+        "source": "syllabus.md",
+        "locator": "Late policy",
+        "origin": "course",
+        "course_id": "csc3100",
+        "text": "A late submission loses 10% per day.",
+    },
+    {
+        "n": 3,
+        "source": "lectures/week03_hashing.pdf",
+        "locator": "page 4",
+        "origin": "course",
+        "course_id": "csc3100",
+        "text": "Load factor of 0.75",
+        "doc_type": "pdf",
+    },
 ]
 
 
@@ -74,14 +95,19 @@ def test_only_cited_sources_are_listed_the_rest_are_folded_away():
     block = render_citations(CITES, "en", DOCS, "The okapi index stores 42 stripes per bucket [1].")
     head, folded = block.split('<details class="cr-consulted">')
     assert "mine.txt" in head and "syllabus.md" not in head
-    assert "Also consulted, not cited (2)" in folded and "syllabus.md" in folded and "week03_hashing.pdf#page=4" in folded
+    assert (
+        "Also consulted, not cited (2)" in folded and "syllabus.md" in folded and "week03_hashing.pdf#page=4" in folded
+    )
     assert "\n" not in block and block.count("<a ") == 2  # course files link; the upload does not
 
 
 def test_the_passage_marks_what_the_answer_drew_on():
     answer = "From the materials:\n- The okapi index stores exactly 42 stripes per bucket. [1]"
     pieces = highlight(CITES[0]["text"], answer, 1)
-    assert pieces == [("The okapi index stores exactly 42 stripes per bucket.", True), ("\nIt was invented in 2019.", False)]
+    assert pieces == [
+        ("The okapi index stores exactly 42 stripes per bucket.", True),
+        ("\nIt was invented in 2019.", False),
+    ]
     assert highlight(CITES[0]["text"], answer, 2) == [(CITES[0]["text"], False)]  # [2] is not cited for it
     block = render_citations(CITES, "en", DOCS, answer)
     assert "<mark>The okapi index stores exactly 42 stripes per bucket.</mark>" in block
@@ -90,8 +116,11 @@ def test_the_passage_marks_what_the_answer_drew_on():
 @pytest.mark.parametrize(
     ("text", "doc_type", "shown"),
     [
-        ("A late submission loses 10% of the\nscore for each day.\n- Exams are excluded.", "pdf",
-         ["A late submission loses 10% of the score for each day.", "- Exams are excluded."]),
+        (
+            "A late submission loses 10% of the\nscore for each day.\n- Exams are excluded.",
+            "pdf",
+            ["A late submission loses 10% of the score for each day.", "- Exams are excluded."],
+        ),
         ("数据清洗是数据\n科学的第一步。", "pdf", ["数据清洗是数据科学的第一步。"]),
         ("def f(x):\n    return x", "py", ["def f(x):", "    return x"]),
         ("Title\nBullet one\nBullet two", "pptx", ["Title", "Bullet one", "Bullet two"]),
@@ -181,10 +210,25 @@ def test_a_reload_restores_recent_tabs_and_says_when_they_expired():
     [
         ("csc3100", "lectures/week03_hashing.pdf", "page 4", "course-file/csc3100/lectures/week03_hashing.pdf#page=4"),
         ("csc3100", "announcements.txt", "lines 14-31", "course-file/csc3100/announcements.txt?lines=14-31#L14"),
-        ("csc3100", "syllabus.md", "Syllabus > Late policy", "course-file/csc3100/syllabus.md?heading=Syllabus%20%3E%20Late%20policy"),
-        ("csc3100", "notebooks/sorting_lab.ipynb", "cell 2", "course-file/csc3100/notebooks/sorting_lab.ipynb?cell=2#cell-2"),
+        (
+            "csc3100",
+            "syllabus.md",
+            "Syllabus > Late policy",
+            "course-file/csc3100/syllabus.md?heading=Syllabus%20%3E%20Late%20policy",
+        ),
+        (
+            "csc3100",
+            "notebooks/sorting_lab.ipynb",
+            "cell 2",
+            "course-file/csc3100/notebooks/sorting_lab.ipynb?cell=2#cell-2",
+        ),
         ("csc3100", "slides/week07_graphs.pptx", "slide 3", "course-file/csc3100/slides/week07_graphs.pptx"),
-        ("ds2010", "课程大纲.md", "lines 1-3", "course-file/ds2010/%E8%AF%BE%E7%A8%8B%E5%A4%A7%E7%BA%B2.md?lines=1-3#L1"),
+        (
+            "ds2010",
+            "课程大纲.md",
+            "lines 1-3",
+            "course-file/ds2010/%E8%AF%BE%E7%A8%8B%E5%A4%A7%E7%BA%B2.md?lines=1-3#L1",
+        ),
     ],
 )
 def test_course_file_urls_open_the_cited_place(course, source, locator, url):
