@@ -4,7 +4,7 @@ Real files: a 50-page text PDF (fpdf2) and a 30-slide deck (python-pptx) of real
 Each run uses a fresh session, so nothing is cached between runs except the loaded model.
 The breakdown is of the real call: parse, chunk and embed are timed by wrapping the
 functions `add_upload` calls (parse_bytes, chunk_sections + make_chunks as courserag.ingest.pipeline
-calls them, and engine._embed_texts); "index" is the rest of add_upload (hashing, BM25 tokens, FAISS add);
+calls them, and engine.parts.embed_texts); "index" is the rest of add_upload (hashing, BM25 tokens, FAISS add);
 "first_query" is one `retrieve` in the notes scope right after.
 
 Configurations, all interleaved: the baseline is the naive loop (batch_size 1: one model
@@ -49,7 +49,7 @@ def _stage_timer(engine, stages: dict):
 
         return timed_call
 
-    embed = engine._embed_texts
+    embed = engine.parts.embed_texts
 
     def timed_embed(texts):
         started = time.perf_counter()
@@ -61,13 +61,13 @@ def _stage_timer(engine, stages: dict):
 
     for name, fn in originals.items():
         setattr(ingest_module, name, wrap(name, fn))
-    engine._embed_texts = timed_embed
+    engine.parts.embed_texts = timed_embed  # the upload service embeds through the shared parts
     try:
         yield
     finally:
         for name, fn in originals.items():
             setattr(ingest_module, name, fn)
-        del engine._embed_texts
+        del engine.parts.embed_texts
 
 
 def upload_once(engine, path: Path, question: str) -> dict:
