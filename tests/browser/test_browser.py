@@ -542,7 +542,7 @@ def test_issue12_7_narrow_screens_put_the_chat_first_and_ids_are_unique(browser,
         toggle.click()
         page.wait_for_selector("#cr-course", state="visible")
         assert toggle.get_attribute("aria-expanded") == "true"
-        assert page.locator("#cr-course").bounding_box()["y"] > 0
+        assert page.locator("#cr-course").bounding_box()["y"] >= -1  # opened at the top of the page (issue 21)
         ask(page, "What is the late policy for homework?")
         screenshot(page, "narrow.png")
         assert duplicate_ids(page) == []
