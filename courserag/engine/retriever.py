@@ -138,5 +138,7 @@ class Retriever:
         """The question's similarity to text that does not answer it (calibration.py)."""
         with self._background_lock:
             if self._background is None:
-                self._background = self.parts.embedder.embed_batch(list(BACKGROUND), self.parts.settings.embedding_batch_size)
+                self._background = self.parts.embedder.embed_batch(
+                    list(BACKGROUND), self.parts.settings.embedding_batch_size
+                )
         return floor_of(query_vector, self._background).mean
