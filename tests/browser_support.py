@@ -169,7 +169,8 @@ def wait_for_answer(page, before: int):
             const bots = document.querySelectorAll('#cr-chat [data-testid="bot"]');
             if (bots.length <= n) return false;
             const last = bots[bots.length - 1];
-            return !!last.querySelector('.cr-sources') || /Try rephrasing|换个说法|⚠️|⏳/.test(last.innerText);
+            // an answer with its sources, a refusal's hint, a warning, a pending note, or "no notes to search"
+            return !!last.querySelector('.cr-sources') || /Try rephrasing|换个说法|⚠️|⏳|nothing to search|没有可检索/.test(last.innerText);
         }""",
         arg=before,
     )
