@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from courserag.config.settings import Limits, ParseBudget, ServerLimits, Settings
+from tests.browser_app import CHROMIUM, CHROMIUM_ARGS  # the browser suite's one launch recipe
 from tests.conftest import PROJECT_ROOT
 from tests.launched_app import launched, wait_until
 
@@ -368,17 +369,6 @@ def test_sessions_of_one_client_do_not_keep_another_clients_note_waiting(app):
 
 
 # -- in a real browser: where findings 2 and 4 were visible in a page ---------------------------------
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
