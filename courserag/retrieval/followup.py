@@ -5,8 +5,13 @@ query (the original question is still the one answered, in its own language):
 - a new name, code or term that takes the place of one in the previous question replaces
   it there ("What are Dr. Marsh's office hours?" + "And Dr. Okoye's?" -> "What are
   Dr. Okoye's office hours?"; "期中考试可以带什么？" + "那期末考试呢？" -> "期末考试可以带什么？");
-- a pronoun ("it", "它") stands for the previous question's subject, which is added;
-- an ordinal ("the second one", "第二个") picks that item of the previous answer's list.
+- a person pronoun ("her", "她") becomes the person the previous question named
+  ("What is her email?" -> "What is Dr. Marsh's email?"); another one ("it", "它") stands
+  for the previous question's subject, whose words are added;
+- an ordinal ("the second one", "第二个", "the last case") picks that item of the previous
+  answer's list (answer_items.py), and `Resolution.item` tells the answerer to be about it.
+
+The words (ordinals, pronouns, lead words, titles) are data: followup_words.yaml.
 
 With an LLM configured the engine may ask it instead (`rewrite_messages`). Pure functions.
 """
@@ -15,41 +20,59 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Sequence
 
-from courserag.lang.textnorm import is_chinese, word_tokens
+import yaml
 
-_EN_FOLLOWUP = re.compile(
-    r"^\s*(what about|how about|and\b|what of|same for|also|then)|\b(it|its|that|this|they|them|those|these|her|his|their|one)\b",
-    re.IGNORECASE,
-)
-_ZH_FOLLOWUP = re.compile(
-    r"^\s*(那|那么|还有|另外|而|它|这个|那个|这一|该)|呢[？?]?\s*$|它|这一[讲章节周]|第[一二三四五六七八九十\d]+[个位项条]"
-)
-_ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "last": -1,
-    "第一": 1,
-    "第二": 2,
-    "第三": 3,
-    "第四": 4,
-    "第五": 5,
-    "最后": -1,
-}
-_ORDINAL = re.compile(
-    r"\b(first|second|third|fourth|fifth|last)\b|(第一|第二|第三|第四|第五|最后)[个位项条种]", re.IGNORECASE
-)
-# A replacement term: a title and name, a course or assignment id, a capitalised term.
-_EN_TERM = re.compile(r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+[A-Z][\w'-]+|\b[A-Z]{1,6}-?\d{1,5}\b|\b[A-Z][a-zA-Z]+\b")
-_FILLER = re.compile(
-    r"^\s*(and|what about|how about|what of|same for|also|then)\s+|[?？!！.。,，]+$|'s\b|’s\b", re.IGNORECASE
-)
-_ZH_FILLER = re.compile(r"^\s*(那么|那|还有|另外|而)\s*|呢[？?]?\s*$|[？?！!。，,]+$")
-_LIST_ITEM = re.compile(r"^\s*[-*•]\s+(.*?)\s*(\[\d+\])?\s*$")
+from courserag.lang.textnorm import is_chinese, word_tokens
+from courserag.retrieval.answer_items import answer_items
+
+WORDS_FILE = Path(__file__).with_name("followup_words.yaml")
+
+
+@lru_cache(maxsize=1)
+def words() -> dict:
+    """The follow-up word lists of `followup_words.yaml`, read once."""
+    return yaml.safe_load(WORDS_FILE.read_text(encoding="utf-8"))
+
+
+def _alternation(entries: Iterable[str]) -> str:
+    """A regex alternation of literal entries, longest first (so "second to last" wins over "last")."""
+    return "|".join(re.escape(e) for e in sorted(set(entries), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, re.Pattern]:
+    """The regexes built from the word lists, compiled once."""
+    w = words()
+    en_pron, zh_pron = w["pronouns"]["en"], w["pronouns"]["zh"]
+    leads_en, leads_zh = _alternation(w["leads"]["en"]), _alternation(w["leads"]["zh"])
+    counters = _alternation(w["zh_counters"])
+    zh_ordinals = _alternation(w["ordinals"]["zh"])
+    tail = re.escape(w["zh_tail"])
+    all_en = _alternation(en_pron["person"] + en_pron["possessive"] + en_pron["other"])
+    zh_start = _alternation(w["leads"]["zh"] + zh_pron["person"] + zh_pron["other"])
+    # A person pronoun counts anywhere but inside 其他 ("other"), the one word that holds it.
+    zh_person = _alternation(zh_pron["person"])
+    return {
+        "en_followup": re.compile(rf"^\s*({leads_en})\b|\b({all_en})\b", re.IGNORECASE),
+        "zh_followup": re.compile(
+            rf"^\s*({zh_start})|{tail}[？?]?\s*$|它|(?<!其)({zh_person})|{_alternation(w['zh_this_unit'])}"
+            rf"|(?:{zh_ordinals}|第\s*\d+\s*)(?:{counters})"
+        ),
+        "en_ordinal": re.compile(rf"\b({_alternation(w['ordinals']['en'])})\b(?:\s+(\w+))?", re.IGNORECASE),
+        "zh_ordinal": re.compile(rf"({zh_ordinals}|第\s*(\d+)\s*)(?:{counters})"),
+        "en_person_pronoun": re.compile(rf"\b({_alternation(en_pron['person'])})\b(\s+\w)?", re.IGNORECASE),
+        "zh_person_pronoun": re.compile(rf"(?<!其)({zh_person})"),
+        "en_filler": re.compile(rf"^\s*({leads_en})\s+|[?？!！.。,，]+$|'s\b|’s\b", re.IGNORECASE),
+        "zh_filler": re.compile(rf"^\s*({leads_zh})\s*|{tail}[？?]?\s*$|[？?！!。，,]+$"),
+        "en_term": re.compile(
+            rf"\b(?:{_alternation(w['titles']['en'])})\.?\s+[A-Z][\w'-]+|\b[A-Z]{{1,6}}-?\d{{1,5}}\b|\b[A-Z][a-zA-Z]+\b"
+        ),
+        "en_title": re.compile(rf"({_alternation(w['titles']['en'])})\.?\s"),
+    }
 
 
 @dataclass(frozen=True)
@@ -76,27 +99,78 @@ def turns_of(history: Iterable[object]) -> list[Turn]:
 
 def looks_like_followup(question: str) -> bool:
     """A short question that refers back instead of standing on its own."""
-    if is_chinese(question) or _ZH_FOLLOWUP.search(question):
-        return len(question.strip()) <= 24 and bool(_ZH_FOLLOWUP.search(question))
-    return len(word_tokens(question)) <= 6 and bool(_EN_FOLLOWUP.search(question))
+    zh = _patterns()["zh_followup"]
+    if is_chinese(question) or zh.search(question):
+        return len(question.strip()) <= 24 and bool(zh.search(question))
+    return len(word_tokens(question)) <= 6 and bool(_patterns()["en_followup"].search(question))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A follow-up made standalone: the retrieval query and, when the question points at an
+    item of an earlier answer ("the second one"), that item and its siblings, so the answer
+    can be about it alone instead of repeating the list."""
+
+    query: str
+    item: str = ""
+    others: tuple[str, ...] = ()
 
 
 def _last(turns: Sequence[Turn], role: str) -> str:
     return next((t.content for t in reversed(turns) if t.role == role), "")
 
 
-def _ordinal_item(question: str, answer: str) -> str:
-    """The n-th list item of the previous answer when the question names an ordinal."""
-    match = _ORDINAL.search(question)
-    if not match or not answer:
-        return ""
-    items = [m.group(1) for line in answer.splitlines() if (m := _LIST_ITEM.match(line))]
-    if not items:
-        items = [part.strip() for part in re.split(r"[,;，；、]| and |和", answer) if part.strip()]
-    index = _ORDINALS[(match.group(1) or match.group(2)).lower()]
-    if not items or abs(index) > len(items):
+def ordinal_of(question: str, previous: str = "") -> int | None:
+    """The position the question points at: 2 for "the second one" / "第二个", -1 for "the
+    last one"; None when it names none. An English ordinal counts when "one", nothing, or a
+    word of the previous question follows it ("the second case" after "the four cases"),
+    so "the first exam" of a new question is not a list position."""
+    table = words()["ordinals"]
+    match = _patterns()["zh_ordinal"].search(question)
+    if match:
+        return int(match.group(2)) if match.group(2) else table["zh"][match.group(1)]
+    for match in _patterns()["en_ordinal"].finditer(question):
+        noun = (match.group(2) or "").lower()
+        if noun in ("", "one", "ones") or _mentions_stem(previous, noun):
+            return table["en"][re.sub(r"\s+", " ", match.group(1).lower())]
+    return None
+
+
+def _mentions_stem(text: str, word: str) -> bool:
+    """`text` has `word` or its plural/singular ("case" in "the four cases")."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    return len(stem) > 2 and re.search(rf"\b{re.escape(stem)}", text, re.IGNORECASE) is not None
+
+
+def _pick(items: Sequence[str], index: int) -> str:
+    """The index-th item (1-based; negative from the end), or "" past the list."""
+    if not items or index == 0 or abs(index) > len(items):
         return ""
     return items[index - 1 if index > 0 else index]
+
+
+def _listed_answer(turns: Sequence[Turn], index: int, lookback: int = 3) -> list[str]:
+    """Items of the latest of the last few answers that lists at least two and enough for
+    `index`: "and the third one?" after "the second one" still means the list before."""
+    answers = [t.content for t in reversed(turns) if t.role == "assistant"][:lookback]
+    for answer in answers:
+        items = answer_items(answer)
+        if len(items) > 1 and _pick(items, index):
+            return items
+    return []
+
+
+def _ordinal_resolution(question: str, turns: Sequence[Turn], previous: str) -> Resolution | None:
+    """The query and item for "the second one": the question with that item added."""
+    index = ordinal_of(question, previous)
+    if index is None:
+        return None
+    items = _listed_answer(turns, index)
+    item = _pick(items, index)
+    if not item:
+        return None
+    others = tuple(other for other in items if other != item)
+    return Resolution(f"{question.strip()} {item}", item, others)
 
 
 _QUESTION_WORDS = frozenset(
@@ -105,21 +179,21 @@ _QUESTION_WORDS = frozenset(
 
 
 def _kind(term: str) -> str:
-    if re.match(r"(Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s", term):
+    if _patterns()["en_title"].match(term):
         return "person"
     return "id" if re.search(r"\d", term) else "term"
 
 
 def _terms(text: str) -> list[str]:
     """Names, ids and capitalised terms of a text, without a possessive 's."""
-    terms = (re.sub(r"['’]s$", "", t) for t in _EN_TERM.findall(text))
+    terms = (re.sub(r"['’]s$", "", t) for t in _patterns()["en_term"].findall(text))
     return [t for t in terms if t.lower() not in _QUESTION_WORDS]
 
 
 def _replace_en(question: str, previous: str) -> str | None:
     """The previous question with its name, id or term of the same kind as the new one
     replaced by it ("Dr. Marsh" by "Dr. Okoye", "HW3" by "HW4")."""
-    new = _terms(_FILLER.sub("", question))
+    new = _terms(_patterns()["en_filler"].sub("", question))
     if not new:
         return None
     term = new[0]
@@ -132,7 +206,7 @@ def _replace_en(question: str, previous: str) -> str | None:
 def _replace_zh(question: str, previous: str) -> str | None:
     """ "那X呢": X replaces the word of the previous question that shares its last character
     (期末考试 for 期中考试, ECE 专业 for 计算机科学专业, 陈思远老师 for 李明华老师)."""
-    new = _ZH_FILLER.sub("", question).strip()
+    new = _patterns()["zh_filler"].sub("", question).strip()
     if not new or len(new) > 12:
         return None
     for size in (2, 1):
@@ -149,6 +223,46 @@ def _replace_zh(question: str, previous: str) -> str | None:
     return None
 
 
+def _person_en(previous: str) -> str:
+    """The person the previous question named ("Dr. Marsh"), or ""."""
+    return next((t for t in _terms(previous) if _kind(t) == "person"), "")
+
+
+def _person_zh(previous: str) -> str:
+    """The person the previous question named: a name before a title (李明华老师), or an
+    English one ("Dr. Marsh")."""
+    titles = set(words()["titles"]["zh"])
+    tokens = word_tokens(previous, drop_stopwords=False, whole_words=True)
+    for name, title in zip(tokens, tokens[1:]):
+        if title in titles and is_chinese(name) and len(name) > 1:
+            return name + title
+    return _person_en(previous)
+
+
+def _person_pronoun_en(question: str, previous: str) -> str | None:
+    """ "What is her email?" after a question about Dr. Marsh: "What is Dr. Marsh's email?"."""
+    person = _person_en(previous)
+    if not person:
+        return None
+    possessive = set(words()["pronouns"]["en"]["possessive"])
+
+    def name(match: re.Match) -> str:
+        pronoun, following = match.group(1), match.group(2) or ""
+        owns = pronoun.lower() in possessive and (following or pronoun.lower() != "her") or pronoun.lower() == "hers"
+        return (person + "'s" if owns else person) + following
+
+    replaced = _patterns()["en_person_pronoun"].sub(name, question, count=1)
+    return replaced if replaced != question else None
+
+
+def _person_pronoun_zh(question: str, previous: str) -> str | None:
+    """ "她的邮箱是什么？" after a question about 李明华老师: "李明华老师的邮箱是什么？"."""
+    person = _person_zh(previous)
+    if not person or not _patterns()["zh_person_pronoun"].search(question):
+        return None
+    return _patterns()["zh_person_pronoun"].sub(person, question, count=1)
+
+
 def _subject_words(previous: str, question: str) -> list[str]:
     own = set(word_tokens(question))
     # A number of the question's own replaces the previous ones: "what about week 5?" after
@@ -157,24 +271,53 @@ def _subject_words(previous: str, question: str) -> list[str]:
     return [t for t in word_tokens(previous) if t not in own and not (has_number and t.isdigit())]
 
 
-def rewrite_followup(question: str, history: Sequence[object]) -> str:
-    """The retrieval query: the question itself, or, for a follow-up, the question made
-    standalone from the conversation (see the module docstring)."""
-    turns = turns_of(history)
-    previous = _last(turns, "user")
-    if not previous or not looks_like_followup(question):
-        return question
-    item = _ordinal_item(question, _last(turns, "assistant"))
-    if item:
-        return f"{question.strip()} {item}"
+def _previous_question(turns: Sequence[Turn], depth: int = 2) -> str:
+    """The last question asked, itself made standalone when it was a follow-up (so "his
+    email?" after "And Dr. Okoye's?" asks about Dr. Okoye)."""
+    index = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].role == "user"), None)
+    if index is None:
+        return ""
+    question, earlier = turns[index].content, turns[:index]
+    if depth and any(t.role == "user" for t in earlier):
+        return _resolve(question, earlier, depth - 1).query
+    return question
+
+
+# "The third?", "Second one": this short, an ordinal alone makes a follow-up.
+BARE_ORDINAL_WORDS = 3
+
+
+def resolve_followup(question: str, history: Sequence[object]) -> Resolution:
+    """The question made standalone from the conversation (see the module docstring); the
+    question itself when it stands on its own."""
+    return _resolve(question, turns_of(history), 2)
+
+
+def _resolve(question: str, turns: Sequence[Turn], depth: int) -> Resolution:
+    previous = _previous_question(turns, depth)
+    followup = looks_like_followup(question)
+    if not previous or not (followup or len(word_tokens(question)) <= BARE_ORDINAL_WORDS):
+        return Resolution(question)
+    ordinal = _ordinal_resolution(question, turns, previous)
+    if ordinal or not followup:  # a bare "the third?" is only ever a list position
+        return ordinal or Resolution(question)
     chinese = is_chinese(question) or is_chinese(previous)
-    replaced = _replace_zh(question, previous) if chinese else _replace_en(question, previous)
+    if chinese:
+        replaced = _person_pronoun_zh(question, previous) or _replace_zh(question, previous)
+    else:
+        replaced = _person_pronoun_en(question, previous) or _replace_en(question, previous)
     if replaced:
-        return replaced
+        return Resolution(replaced)
     carried = _subject_words(previous, question)
     if not carried:
-        return question
-    return question.strip() + " " + " ".join(dict.fromkeys(carried))
+        return Resolution(question)
+    return Resolution(question.strip() + " " + " ".join(dict.fromkeys(carried)))
+
+
+def rewrite_followup(question: str, history: Sequence[object]) -> str:
+    """The retrieval query: the question itself, or, for a follow-up, the question made
+    standalone from the conversation."""
+    return resolve_followup(question, history).query
 
 
 REWRITE_PROMPT = (
