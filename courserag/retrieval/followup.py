@@ -301,17 +301,44 @@ def _resolve(question: str, turns: Sequence[Turn], depth: int) -> Resolution:
     ordinal = _ordinal_resolution(question, turns, previous)
     if ordinal or not followup:  # a bare "the third?" is only ever a list position
         return ordinal or Resolution(question)
+    named = _named_item(question, turns)
+    if named:  # the item's own words search better than the previous question's
+        return Resolution(f"{question.strip()} {named[0]}", *named)
+    return Resolution(_rewritten(question, previous))
+
+
+def _rewritten(question: str, previous: str) -> str:
+    """The follow-up as a standalone query: a pronoun or a replaced name in the previous
+    question, else the question with the previous one's subject words added."""
     chinese = is_chinese(question) or is_chinese(previous)
     if chinese:
         replaced = _person_pronoun_zh(question, previous) or _replace_zh(question, previous)
     else:
         replaced = _person_pronoun_en(question, previous) or _replace_en(question, previous)
     if replaced:
-        return Resolution(replaced)
+        return replaced
     carried = _subject_words(previous, question)
     if not carried:
-        return Resolution(question)
-    return Resolution(question.strip() + " " + " ".join(dict.fromkeys(carried)))
+        return question
+    return question.strip() + " " + " ".join(dict.fromkeys(carried))
+
+
+def _named_item(question: str, turns: Sequence[Turn]) -> tuple[str, tuple[str, ...]] | None:
+    """ "What about the RR case?", "那课程项目呢？" right after a list: the one item of it that
+    holds what the question names, and the others; None when none or several do."""
+    items = _listed_answer(turns, 1, lookback=1)
+    chinese = is_chinese(question)
+    name = _patterns()["zh_filler" if chinese else "en_filler"].sub("", question).strip()
+    wanted = set(word_tokens(name))
+    if not items or not wanted:
+        return None
+    if chinese:
+        held = [item for item in items if name.lower() in item.lower()]
+    else:
+        held = [item for item in items if wanted <= set(word_tokens(item))]
+    if len(held) != 1:
+        return None
+    return held[0], tuple(item for item in items if item != held[0])
 
 
 def rewrite_followup(question: str, history: Sequence[object]) -> str:

@@ -118,6 +118,16 @@ def test_ordinal_of(question, previous, expected):
         ("the third?", ROTATIONS, "the third? LR case: a double rotation", "LR case: a double rotation"),
         ("第二个呢？", GRADING, "第二个呢？ 期中考试 — 比例: 25%", "期中考试 — 比例: 25%"),
         ("那最后一项呢？", GRADING, "那最后一项呢？ 课程项目 — 比例: 20%", "课程项目 — 比例: 20%"),
+        # "What about X?" / "那X呢？" where X names one item of the list just given.
+        (
+            "What about the RR case?",
+            ROTATIONS,
+            "What about the RR case? RR case: one left rotation",
+            "RR case: one left rotation",
+        ),
+        ("那课程项目呢？", GRADING, "那课程项目呢？ 课程项目 — 比例: 20%", "课程项目 — 比例: 20%"),
+        ("What about the double rotation?", ROTATIONS, None, ""),  # two items hold it: no one item
+        ("那期末考试呢？", GRADING, None, ""),  # no item holds it
         # Past the end of the list, or no list: an ordinary follow-up.
         ("What about the fifth one?", GRADING[:1] + [{"role": "assistant", "content": "- A [1]\n- B [1]"}], None, ""),
         ("What is the first exam?", ROTATIONS, "What is the first exam?", ""),
