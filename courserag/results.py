@@ -29,6 +29,10 @@ class Retrieval:
     across_languages: bool = False  # asked in the other language than the course's
     vector: object = None  # the question's search vector (numpy), for scoring sentences alike
     floor: float = 0.0  # the question's similarity to unrelated text (calibration.py)
+    # The item of an earlier answer a follow-up points at ("the second one"), and the other
+    # items of that list: the answer is about the one, not the list again (followup.py).
+    focus: str = ""
+    siblings: tuple[str, ...] = ()
 
 
 @dataclass
@@ -46,6 +50,7 @@ class Answer:
     course_id: str | None = None
     suggestions: list[dict] = field(default_factory=list)  # a refusal's "you may want to look at"
     catalog_records: dict[int, dict] = field(default_factory=dict)  # source n -> its catalog file, rows, record id
+    focus: str = ""  # the earlier answer's item a follow-up asked about ("the second one"), if any
 
     @property
     def citations(self) -> list[dict]:
@@ -71,6 +76,7 @@ class Answer:
             "course_id": self.course_id,
             "query": self.query,
             "suggestions": list(self.suggestions),
+            "focus": self.focus,
         }
 
 

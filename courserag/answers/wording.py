@@ -8,10 +8,12 @@ question's language that points at the nearest source.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
-from courserag.answers.extractive import classify, compose, render
+from courserag.answers.extractive import Composition, classify, compose, render
 from courserag.answers.extractive.recency import say_date
+from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
 from courserag.courses.directory import Course
 from courserag.courses.facts import person_names
@@ -30,6 +32,10 @@ def write_extractive(
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
     composition = compose_answer(answer.question, retrieval, codes, course, similarity, word_vectors)
+    focused = _on_focus(answer.question, composition, retrieval) if retrieval.focus else None
+    if focused:
+        answer.answer = focused
+        return
     if composition.refused:
         if composition.reason == "missing_code":
             refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
@@ -88,17 +94,30 @@ def _language(text: str) -> str:
     return "zh" if is_chinese(text) else "en"
 
 
+def _on_focus(question: str, composition: Composition, retrieval: Retrieval) -> str:
+    """The answer to "the second one": the chosen units about that item alone, else the item
+    quoted from the source that holds it; "" when no source holds it (answered as usual)."""
+    if not composition.refused:
+        kept = tuple(c for c in composition.units if about_item(c.unit.text, retrieval.focus, retrieval.siblings))
+        if kept:
+            focused = replace(composition, units=kept, newer=None)
+            return render(focused, _lead(question, focused))
+    n = source_of(retrieval.focus, retrieval.items)
+    if n is None:
+        return ""
+    return _lead_for(question, retrieval.focus) + f"\n- {retrieval.focus} [{n}]"
+
+
 def _lead(question: str, composition) -> str:
     """ "From the materials:", saying so when the quotes are in the other language."""
-    quoted = " ".join(c.unit.text for c in composition.units)
+    return _lead_for(question, " ".join(c.unit.text for c in composition.units), composition.newer)
+
+
+def _lead_for(question: str, quoted: str, newer=None) -> str:
     lang, source = _language(question), _language(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
-    if composition.newer:  # a later notice is quoted first: say so (extractive/recency.py)
-        return (
-            Notice(code).text(lang)
-            + "\n"
-            + Notice("answer_newer_first", {"date": say_date(composition.newer, lang)}).text(lang)
-        )
+    if newer:  # a later notice is quoted first: say so (extractive/recency.py)
+        return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(newer, lang)}).text(lang)
     return Notice(code).text(lang)
 
 

@@ -27,7 +27,13 @@ from courserag.records import ScoredChunk
 from courserag.results import Retrieval
 from courserag.retrieval import ranking
 from courserag.retrieval.calibration import BACKGROUND, floor_of
-from courserag.retrieval.followup import clean_rewrite, looks_like_followup, rewrite_followup, rewrite_messages
+from courserag.retrieval.followup import (
+    Resolution,
+    clean_rewrite,
+    looks_like_followup,
+    resolve_followup,
+    rewrite_messages,
+)
 from courserag.retrieval.packing import pack_context
 from courserag.retrieval.ranking import RankQuery
 from courserag.retrieval.sentence_vectors import with_sentences
@@ -49,7 +55,8 @@ class Retriever:
         """Embed, search both paths, fuse, rank, pack."""
         started = time.perf_counter()
         parts, cfg = self.parts, self.parts.settings.retrieval
-        query = self._standalone_query(question.text, question.history)
+        resolution = self._standalone_query(question.text, question.history)
+        query = resolution.query
         tokens = word_tokens(query)
         query_is_chinese = is_chinese(query)
         across = query_is_chinese != (course.language == "zh")  # a Chinese question in an English course, say
@@ -90,7 +97,19 @@ class Retriever:
             cfg.context_token_budget,
         )
         elapsed = (time.perf_counter() - started) * 1000
-        return Retrieval(question.text, query, items, notices, elapsed, len(candidates), across, vector, floor)
+        return Retrieval(
+            question.text,
+            query,
+            items,
+            notices,
+            elapsed,
+            len(candidates),
+            across,
+            vector,
+            floor,
+            focus=resolution.item,
+            siblings=resolution.others,
+        )
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
         """Both candidate lists from the course store; an unreachable store is a notice."""
@@ -123,16 +142,19 @@ class Retriever:
             best.update(pool.best_sentences(upload_ids, vector))
         return best
 
-    def _standalone_query(self, question: str, history: Sequence[object]) -> str:
+    def _standalone_query(self, question: str, history: Sequence[object]) -> Resolution:
         """The retrieval query for a follow-up: the LLM's rewrite when one is configured,
-        the heuristic otherwise (or when the LLM fails)."""
+        the heuristic otherwise (or when the LLM fails). The item a follow-up points at
+        ("the second one") comes from the heuristic either way: the answer is about it."""
+        resolution = resolve_followup(question, history)
         answerer: ChatAnswerer | None = self.parts.answerer
         if answerer is not None and history and looks_like_followup(question):
             try:
-                return clean_rewrite(question, answerer.complete(rewrite_messages(question, history)))
+                rewritten = clean_rewrite(question, answerer.complete(rewrite_messages(question, history)))
+                return Resolution(rewritten, resolution.item, resolution.others)
             except LLMUnavailableError as exc:
                 log.info("follow-up rewrite fell back to the heuristic: %s", exc)
-        return rewrite_followup(question, history)
+        return resolution
 
     def _floor(self, query_vector) -> float:
         """The question's similarity to text that does not answer it (calibration.py)."""

@@ -56,6 +56,7 @@ class AnswerRouter:
             list(retrieval.notices),
             query=retrieval.query,
             course_id=question.course_id,
+            focus=retrieval.focus,
         )
         course = self.parts.directory.get(question.course_id)
         codes = check_codes(retrieval.query, course, self.parts.directory)

@@ -103,8 +103,22 @@ def test_a_follow_up_is_asked_with_its_history_from_a_file_and_in_a_batch(sample
     result = json.loads(proc.stdout)
     assert "midterm" in result["query"].lower() and "LH-1" in result["answer"]
     batch = tmp_path / "batch.jsonl"
-    batch.write_text(
-        json.dumps({"question": "Which room is it in?", "course": "csc3100", "history": history}), encoding="utf-8"
-    )
+    cases = "From the materials:\n- LL case (the key went into the left subtree of z's left child): one right rotation at z. [1]"
+    listing = [
+        {"role": "user", "content": "What are the four rotation cases?"},
+        {
+            "role": "assistant",
+            "content": cases + "\n- RR case (right subtree of z's right child): one left rotation at z. [1]",
+        },
+    ]
+    lines = [
+        {"question": "Which room is it in?", "course": "csc3100", "history": history},
+        {"question": "What about the second one?", "course": "csc3100", "history": listing},
+    ]
+    batch.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
     proc = run(["ask", "--batch", str(batch), "--json"], sample_data)
-    assert proc.returncode == 0, proc.stderr and "LH-1" in json.loads(proc.stdout.splitlines()[0])["answer"]
+    assert proc.returncode == 0, proc.stderr
+    room, second = (json.loads(line) for line in proc.stdout.splitlines())
+    assert "LH-1" in room["answer"] and room["focus"] == ""
+    # `focus` (an added field) names the item the follow-up pointed at; the answer is about it alone.
+    assert second["focus"].startswith("RR case") and "RR case" in second["answer"] and "LL case" not in second["answer"]

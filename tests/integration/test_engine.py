@@ -1,14 +1,18 @@
 """The whole engine on the sample courses: real parsers, real embeddings, real indexes."""
 
+import re
 from dataclasses import replace
 
 import pytest
 
+from courserag.answers.focus import mentions
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Limits
 from courserag.engine.facade import RagEngine
 from courserag.engine.retriever import Retriever
 from courserag.errors import CourseRagError, UnknownCourseError
+from courserag.retrieval.answer_items import answer_items
+from courserag.retrieval.followup import ordinal_of
 from tests.llm_server import start_fake_llm
 
 UPLOAD_FACT = "The secret study group for data structures meets in room Q-77 every Saturday at 9 am."
@@ -194,6 +198,43 @@ def test_followup_uses_history(engine):
     answer = engine.ask("ds2010", "那 ECE 专业呢？", history=["计算机科学专业的学生什么时候修这门课？"])
     assert "ECE" in answer.query and not answer.refused
     assert any("ECE" in c["text"] for c in answer.citations)
+
+
+def _turn(answer, question):
+    return [{"role": "user", "content": question}, {"role": "assistant", "content": answer.answer}]
+
+
+@pytest.mark.parametrize(
+    "course, listing, followup",
+    [
+        ("csc3100", "What are the four rotation cases?", "What about the second one?"),
+        ("csc3100", "What are the five red-black properties?", "And the fourth one?"),
+        ("ds2010", "课程的评分由哪几部分组成？", "第二个呢？"),
+    ],
+)
+def test_followup_ordinal_answers_that_item_of_the_list(engine, course, listing, followup):
+    """ "What about the second one?" after a list is about its second item, quoted from and
+    citing the source that holds it, not the list again (issue 19, item 6)."""
+    first = engine.ask(course, listing)
+    items = answer_items(first.answer)
+    assert len(items) >= 2, first.answer
+    index = ordinal_of(followup)
+    second = engine.ask(course, followup, history=_turn(first, listing))
+    wanted, others = items[index - 1], [item for n, item in enumerate(items) if n != index - 1]
+    assert second.focus == wanted and not second.refused
+    assert mentions(second.answer, wanted), second.answer
+    assert not any(mentions(second.answer, other) for other in others), second.answer
+    # The cited source holds the item (a table row's first cell: rows are quoted "cell — header: value").
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", second.answer)}
+    key = re.split(r" — |: ", wanted)[0]
+    assert cited and any(mentions(c["text"], key) for c in second.citations if c["n"] in cited)
+
+
+def test_followup_pronoun_stands_for_the_person_asked_about(engine):
+    first = "李明华老师的答疑时间是什么时候？"
+    answer = engine.ask("ds2010", "她的邮箱是什么？", history=[first])
+    assert answer.query == "李明华老师的邮箱是什么？"
+    assert "li.minghua@example.edu.cn" in answer.answer
 
 
 def test_context_respects_token_budget(engine):
