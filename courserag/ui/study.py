@@ -37,7 +37,7 @@ from courserag.ui.render import (
 )
 from courserag.ui.sanitize import text_html
 from courserag.ui.sessions import SessionIndex, new_sid
-from courserag.ui.turns import ChatTurn, find_turn, replace_turn
+from courserag.ui.turns import ChatTurn, conversation, find_turn, replace_turn
 
 log = logging.getLogger(__name__)
 
@@ -371,7 +371,7 @@ class StudyApp:
         history.append({"role": "user", "content": text_html(question)})
         history.append({"role": "assistant", "content": f"*{t(lang, 'thinking')}*"})
         yield list(history), "", gr.skip(), gr.skip()
-        previous = [turn.question for turn in turns if turn.course == course_id]
+        previous = conversation(turns, course_id)
         final: Answer | None = None
         try:
             for update in self.engine.answer_stream(course_id, question, session_id=sid, scope=scope, history=previous):

@@ -24,6 +24,16 @@ class ChatTurn:
         return replace(self, feedback=record)
 
 
+def conversation(turns: list[ChatTurn], course: str) -> list[dict]:
+    """The chat so far in this course as the engine reads history: each question and the
+    answer it got, so a follow-up's "the second one" can mean the answer's second item."""
+    messages: list[dict] = []
+    for turn in turns:
+        if turn.course == course:
+            messages += [{"role": "user", "content": turn.question}, {"role": "assistant", "content": turn.answer}]
+    return messages
+
+
 def find_turn(turns: list[ChatTurn], index: object) -> ChatTurn | None:
     return next((turn for turn in turns if turn.index == index), None)
 

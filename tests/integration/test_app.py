@@ -341,6 +341,17 @@ def test_llm_answers_stream_into_the_chat_then_get_their_sources(study_app):
     assert updates[-1][3]["mode"] == "llm" and updates[-1][3]["citations"]
 
 
+def test_chat_followups_read_the_answers_before(study_app):
+    """The chat hands the engine each earlier answer, not only the questions: "the second
+    one" is the second item of the list the chat showed."""
+    first = list(study_app.ask("What are the four rotation cases?", [], "csc3100", "both", None, "en", []))[-1]
+    history, turns = first[0], first[2]
+    second = list(study_app.ask("What about the second one?", history, "csc3100", "both", None, "en", turns))[-1]
+    reply = second[3]
+    assert reply["focus"] and reply["focus"] in reply["answer"] and not reply["refused"]
+    assert reply["focus"].split(" ")[0] == turns[0].answer.splitlines()[2].lstrip("- ").split(" ")[0]
+
+
 def test_warnings_are_shown_with_the_answer(study_app):
     from courserag.errors import LLMUnavailableError, StoreUnavailableError
 
