@@ -4,7 +4,9 @@ and refuse what the materials do not cover?
 A question set is a folder with `questions.jsonl` in the course_qa format (see
 ../shared/eval/course_qa_dev/README.md): {id, course, question, lang, kind, history,
 answerable, facts, sources}. `facts` is a list of facts, each a list of alternative
-strings; a fact is found when any alternative occurs in the normalised answer.
+strings; a fact is found when any alternative occurs in the normalised answer. A set may add
+`absent`, facts in the same form that a correct answer must not hold (a follow-up about "the
+second one" that repeats the whole list holds its first item too: eval/followup_qa).
 
     python rag_engine.py eval --set ../shared/eval/course_qa_dev
 
@@ -73,6 +75,7 @@ class QAItem:
     sources: tuple[str, ...]
     history: tuple[dict, ...] = ()
     lang: str = ""
+    absent: tuple[tuple[str, ...], ...] = ()  # facts a correct answer must not hold
 
     @staticmethod
     def from_dict(row: dict) -> "QAItem":
@@ -86,6 +89,7 @@ class QAItem:
             sources=tuple(str(s) for s in row.get("sources", [])),
             history=tuple(m for m in row.get("history", []) if isinstance(m, dict)),
             lang=str(row.get("lang", "")),
+            absent=tuple(tuple(str(a) for a in fact) for fact in row.get("absent", [])),
         )
 
 
@@ -128,12 +132,13 @@ def score(
     text = normalize_answer(answer)
     found = [fact_found(fact, text) for fact in item.facts]
     recall = sum(found) / len(found) if found else 1.0
+    stray = any(fact_found(fact, text) for fact in item.absent)
     cited = any(str(source).endswith(gold) for source in cited_sources for gold in item.sources)
     top = normalize_answer(first_words(top_text))
     top_chunk = bool(top_text) and not refused and all(fact_found(fact, top) for fact in item.facts)
     return QAScore(
         item,
-        correct=all(found) and not refused,
+        correct=all(found) and not stray and not refused,
         fact_recall=recall,
         cited=cited,
         refused=refused,
