@@ -116,10 +116,6 @@ class Resolution:
     others: tuple[str, ...] = ()
 
 
-def _last(turns: Sequence[Turn], role: str) -> str:
-    return next((t.content for t in reversed(turns) if t.role == role), "")
-
-
 def ordinal_of(question: str, previous: str = "") -> int | None:
     """The position the question points at: 2 for "the second one" / "第二个", -1 for "the
     last one"; None when it names none. An English ordinal counts when "one", nothing, or a
@@ -173,11 +169,6 @@ def _ordinal_resolution(question: str, turns: Sequence[Turn], previous: str) -> 
     return Resolution(f"{question.strip()} {item}", item, others)
 
 
-_QUESTION_WORDS = frozenset(
-    "what when where who whom which why how is are was were do does did can could may will would should and or".split()
-)
-
-
 def _kind(term: str) -> str:
     if _patterns()["en_title"].match(term):
         return "person"
@@ -187,7 +178,8 @@ def _kind(term: str) -> str:
 def _terms(text: str) -> list[str]:
     """Names, ids and capitalised terms of a text, without a possessive 's."""
     terms = (re.sub(r"['’]s$", "", t) for t in _patterns()["en_term"].findall(text))
-    return [t for t in terms if t.lower() not in _QUESTION_WORDS]
+    asking = set(words()["question_words"]["en"])
+    return [t for t in terms if t.lower() not in asking]
 
 
 def _replace_en(question: str, previous: str) -> str | None:
