@@ -8,7 +8,6 @@ question's language that points at the nearest source.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 from courserag.answers.extractive import Composition, classify, compose, render
@@ -99,8 +98,8 @@ def _on_focus(question: str, composition: Composition, retrieval: Retrieval) -> 
     quoted from the source that holds it; "" when no source holds it (answered as usual)."""
     if not composition.refused:
         kept = tuple(c for c in composition.units if about_item(c.unit.text, retrieval.focus, retrieval.siblings))
-        if kept:
-            focused = replace(composition, units=kept, newer=None)
+        if kept:  # a composition of these units alone: nothing said about the dropped ones
+            focused = Composition(units=kept, refused=False)
             return render(focused, _lead(question, focused))
     n = source_of(retrieval.focus, retrieval.items)
     if n is None:
