@@ -299,6 +299,7 @@ def compare(args) -> int:
                 t["correct"].append(bool(verdict))
                 t["evidence"].append(bool(ae.judge(q, cited)))
                 t["false_refuse"].append(refused)
+                t["gate_refused"].append(not retrieval.items)  # refused by retrieval, before the composer
                 t["top_chunk"].append(bool(not refused and ae.judge(q, ae.window(retrieval.items[0].text))))
                 if not refused:
                     t["words"].append(len(ae.words(text)))

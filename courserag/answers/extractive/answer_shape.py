@@ -22,7 +22,8 @@ ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]
 # is a sentence, not a fact).
 SHORT_FACTS = ("date", "time", "place", "person", "email", "phone", "percent", "duration", "number", "messaging")
 MAX_FACT_WORDS = 8
-_JOINER = re.compile(r"^[\s,，、-]{0,3}$")  # what may stand between two parts of one fact ("Wed, Oct 12")
+# What may stand between two parts of one fact ("Wed, Oct 12", "09:00–12:00").
+_JOINER = re.compile(r"^[\s,，、\-–—~至到]{0,3}$")
 
 
 def words_in(text: str) -> int:
@@ -99,10 +100,12 @@ def within_budget(lengths: Sequence[int], budget: int = MAX_ANSWER_WORDS) -> int
     return len(lengths)
 
 
-def render_lines(quotes: Sequence[tuple[str, int]], fact: str | None, wants_list: bool) -> list[str]:
-    """The answer's lines: the fact (cited with the first quote's source), then one bullet
-    per quote; outside a list, cut at MAX_ANSWER_WORDS words in all."""
-    lines = [f"**{fact}** [{quotes[0][1]}]"] if fact and quotes else []
+def render_lines(
+    quotes: Sequence[tuple[str, int]], fact: str | None, wants_list: bool, fact_n: int | None = None
+) -> list[str]:
+    """The answer's lines: the fact (cited with its source, by default the first quote's),
+    then one bullet per quote; outside a list, cut at MAX_ANSWER_WORDS words in all."""
+    lines = [f"**{fact}** [{fact_n or quotes[0][1]}]"] if fact and quotes else []
     budget = MAX_ANSWER_WORDS - (words_in(fact) if lines else 0)
     for text, n in quotes:
         if not wants_list:

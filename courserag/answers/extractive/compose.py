@@ -85,7 +85,7 @@ class Candidate:
     score: float
     issued: tuple[int, int, int] | None = None  # the date of the notice it is from (recency.py)
     change: bool = False  # it says it replaces something said before
-    p: float = 0.0  # the unit model's probability that it holds the answer (unit_model.py)
+    p: float = 0.0  # the unit model's score: the higher, the likelier it holds the answer (unit_model.py)
     features: Mapping[str, float] | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
@@ -105,6 +105,7 @@ class Composition:
     newer: tuple[int, int, int] | None = None  # the date of a notice quoted first as the newer word
     features: tuple[tuple[str, float], ...] = ()  # what the answer-or-refuse decision saw (refusal.py)
     fact: str | None = None  # the short fact asked for, said before the quotes (answer_shape.py)
+    fact_n: int | None = None  # the source that states it
     wants_list: bool = False  # a list was asked for: quoted whole
 
 
@@ -221,11 +222,11 @@ def candidates(
 
 
 def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None) -> list[Candidate]:
-    """Best first: by the fitted model's probability that the unit holds the answer (a dated
-    notice of a change keeps its lead over what it replaces), by the hand-set sum without it."""
+    """Best first: by the fitted model's score (a dated notice of a change is put first, when
+    it is about the same thing, by select.newer_first), by the hand-set sum without a model."""
     if model is None:
         return sorted((replace(c, features=f) for c, f in zip(out, features)), key=lambda c: -c.score)
-    scored = [replace(c, p=model.probability(f) + NEWER_BONUS * c.change, features=f) for c, f in zip(out, features)]
+    scored = [replace(c, p=model.logit(f), features=f) for c, f in zip(out, features)]
     return sorted(scored, key=lambda c: -c.p)
 
 
@@ -359,8 +360,12 @@ def compose(
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
         chosen = within_words(chosen, MAX_ANSWER_WORDS)
-    fact = short_fact(chosen[0].unit.text, ask.needs) if not ask.wants_list else None
-    return Composition(tuple(chosen), False, newer=newer, features=seen, fact=fact, wants_list=ask.wants_list)
+    # The fact asked for, from the first quote that holds exactly one (the others explain it).
+    facts = [] if ask.wants_list else [(f, c.n) for c in chosen if (f := short_fact(c.unit.text, ask.needs))]
+    fact, fact_n = facts[0] if facts else (None, None)
+    return Composition(
+        tuple(chosen), False, newer=newer, features=seen, fact=fact, fact_n=fact_n, wants_list=ask.wants_list
+    )
 
 
 def within_words(chosen: Sequence[Candidate], budget: int) -> list[Candidate]:
@@ -387,7 +392,7 @@ def render(composition: Composition, lead: str) -> str:
     """'From the materials:', the short fact asked for, then one line per unit, each marked
     with its source number (answer_shape.py)."""
     quotes = [(c.unit.text, c.n) for c in composition.units]
-    lines = render_lines(quotes, composition.fact, composition.wants_list)
+    lines = render_lines(quotes, composition.fact, composition.wants_list, composition.fact_n)
     return lead + "\n" + "\n".join(lines) if lines else ""
 
 

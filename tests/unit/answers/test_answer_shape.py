@@ -58,6 +58,11 @@ def test_contents_and_grid_lines(text, contents, grid):
         ("Quizzes (10 total) are given weekly.", ("number",), ["10"]),
         ("Exams on Oct 12 and Dec 3.", ("date",), ["Oct 12", "Dec 3"]),
         ("No dates here.", ("date",), []),
+        (
+            "Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).",
+            ("date", "time"),
+            ["Tuesday 2026-12-15, 09:00–12:00"],
+        ),
     ],
 )
 def test_fact_spans(text, kinds, spans):
