@@ -34,6 +34,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from inspect import signature
 from pathlib import Path
 
 import numpy as np
@@ -235,7 +236,11 @@ def compare(args) -> int:
     hand-set unit order and with the fitted one, scored as answer_eval does."""
     ae = _answer_eval()
     from courserag.answers.extractive import render
-    from courserag.answers.extractive.unit_model import load_unit_model
+
+    try:  # an older checkout (the "before" of a comparison) has no unit model
+        from courserag.answers.extractive.unit_model import load_unit_model
+    except ImportError:
+        load_unit_model = lambda: None  # noqa: E731
     from courserag.answers.wording import _lead, compose_answer
     from courserag.config.logs import configure_logging
     from courserag.config.settings import Settings
@@ -286,7 +291,7 @@ def compare(args) -> int:
                         course,
                         similarity,
                         engine.embedder.word_vectors,
-                        unit_model=model,
+                        **({"unit_model": model} if "unit_model" in signature(compose_answer).parameters else {}),
                     )
                     refused = said.refused
                     text = "" if refused else render(said, _lead(q["question"], said))

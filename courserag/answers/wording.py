@@ -47,7 +47,7 @@ def compose_answer(
     similarity: Callable,
     word_vectors: Callable,
     refusal_model="shipped",
-    unit_model="shipped",
+    unit_model=None,
 ):
     """The composer's choice for this question (scripts/fit_refusal.py reads its features,
     scripts/fit_units.py compares its unit rankings)."""

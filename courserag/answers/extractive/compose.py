@@ -126,12 +126,12 @@ def candidates(
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     paraphrase: bool = False,
-    unit_model: UnitModel | None | str = "shipped",
+    unit_model: UnitModel | None | str = None,
 ) -> list[Candidate]:
     """Every unit of the sources, scored for this question (best first). `paraphrase`: a
     Chinese question's words that no unit uses are matched through close synonyms.
-    `unit_model` ranks them (unit_model.py; "shipped": the fitted weights, None: the
-    hand-set sum)."""
+    `unit_model` ranks them (unit_model.py; "shipped": the fitted weights; None, the
+    default: the hand-set sum, which course_qa_dev still prefers, docs/EVALUATION.md)."""
     unit_model = load_unit_model() if unit_model == "shipped" else unit_model
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
@@ -268,7 +268,7 @@ def compose(
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     refusal_model: RefusalModel | None | str = "shipped",
-    unit_model: UnitModel | None | str = "shipped",
+    unit_model: UnitModel | None | str = None,
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
@@ -276,7 +276,7 @@ def compose(
     must name: a question about MAT-2040 is answered only by what the materials say of it.
     `refusal_model` decides whether the best units answer at all (refusal.py; "shipped":
     the fitted weights, None: the hand-set rules of `_refusal`).
-    `unit_model` ranks the units (unit_model.py; None: the hand-set sum).
+    `unit_model` ranks the units (unit_model.py; None, the default: the hand-set sum).
     """
     # Without an embedder there are no margins for the model to weigh: the rules decide.
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None

@@ -91,3 +91,20 @@ def test_shipped_weights_load_and_name_known_features():
         assert model is not None and set(model.names) <= set(FEATURES)
     else:
         assert model is None
+
+
+@pytest.mark.parametrize("coef, first", [(1.0, 2), (-1.0, 1)])
+def test_a_unit_model_given_orders_the_units(coef, first):
+    from courserag.answers.extractive import classify
+    from courserag.answers.extractive.compose import candidates
+    from courserag.records import Chunk, ScoredChunk
+    from courserag.retrieval.packing import ContextItem
+
+    def item(n, text):
+        return ContextItem(n, ScoredChunk(Chunk.make(text, "notes.md", "Notes", "upload")), text, 12)
+
+    question = "When is the quiz?"
+    items = [item(1, "The quiz is on Monday."), item(2, "The quiz is on Friday.")]
+    model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)  # later sources first (+1) or last (-1)
+    ranked = candidates(question, items, classify(question), unit_model=model)
+    assert ranked[0].n == first and ranked[0].p == pytest.approx(coef * (first - 1))
