@@ -67,11 +67,18 @@ def short_fact(text: str, needs: Sequence[frozenset[str]]) -> str | None:
     return spans[0]
 
 
-def quotable(text: str, kinds: frozenset[str], needs: Sequence[frozenset[str]]) -> bool:
-    """Not a contents line or a grid, and not a heading unless it holds a fact asked for."""
+def quotable(
+    text: str, kinds: frozenset[str], needs: Sequence[frozenset[str]], looks_like_heading: bool | None = None
+) -> bool:
+    """Not a contents line or a grid, and not a heading unless it holds a fact asked for.
+    `looks_like_heading`: heading_like(text), when already known (the unit features hold it)."""
+    if looks_like_heading is None:
+        looks_like_heading = heading_like(text)
+    if not looks_like_heading:
+        return True
     if contents_line(text) or grid_line(text):
         return False
-    return not heading_like(text) or any(need & kinds for need in needs)
+    return any(need & kinds for need in needs)
 
 
 def _key(text: str) -> str:

@@ -354,7 +354,9 @@ def compose(
         return Composition((), True, reason, ranked[0].n, features=seen)
     on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
     # Headings, contents lines and grids are never quoted (answer_shape.quotable).
-    ranked = [c for c in ranked if quotable(c.unit.text, c.kinds, ask.needs)] or ranked[:1]
+    ranked = [
+        c for c in ranked if quotable(c.unit.text, c.kinds, ask.needs, bool(c.features and c.features["heading_like"]))
+    ] or ranked[:1]
     chosen = select(ranked, ask, on_subject)
     chosen, newer = newer_first(chosen, ranked, ask, on_subject)
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]

@@ -13,7 +13,7 @@ import re
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"^\d+(?:[.:/-]\d+)*$")
-_SENTENCE_END = re.compile(r"[.!?。！？；;:：)）\]]\s*$")
+_SENTENCE_END = frozenset(".!?。！？；;:：)）]")  # the last character of a sentence
 # Dot or dash leaders ending in a page number: a contents line ("Hashing ........ 41").
 _LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,}")
 _PAGE_END = re.compile(r"\d{1,4}\s*$")
@@ -26,6 +26,11 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def _ends_sentence(text: str) -> bool:
+    stripped = text.rstrip()
+    return bool(stripped) and stripped[-1] in _SENTENCE_END
+
+
 def contents_line(text: str) -> bool:
     """A line of a table of contents: leaders, then a page number."""
     return bool(_LEADERS.search(text)) and bool(_PAGE_END.search(text))
@@ -33,8 +38,10 @@ def contents_line(text: str) -> bool:
 
 def grid_line(text: str) -> bool:
     """A schedule grid or table flattened into one line: long, mostly numbers, not a sentence."""
+    if _ends_sentence(text):
+        return False
     tokens = _tokens(text)
-    if len(tokens) < GRID_TOKENS or _SENTENCE_END.search(text):
+    if len(tokens) < GRID_TOKENS:
         return False
     return sum(1 for t in tokens if _NUMBER.match(t)) / len(tokens) >= GRID_NUMBER_SHARE
 
@@ -42,9 +49,14 @@ def grid_line(text: str) -> bool:
 def heading_like(text: str) -> bool:
     """A title, a contents line or a grid: nothing a learner would read as an answer."""
     stripped = text.strip()
-    if not stripped or contents_line(stripped) or grid_line(stripped):
+    if not stripped:
         return True
+    if _ends_sentence(stripped):
+        return False  # a sentence; a contents line ends in its page number, a grid in a cell
+    if contents_line(stripped) or grid_line(stripped):
+        return True
+    if ":" in stripped or "：" in stripped:
+        return False
     tokens = _tokens(stripped)
     cjk = sum(1 for t in tokens if len(t) == 1 and "\u3400" <= t <= "\ufaff")
-    words = len(tokens) - cjk + cjk / 2  # two CJK characters read about as one word
-    return words <= SHORT_WORDS and not _SENTENCE_END.search(stripped) and ":" not in stripped and "：" not in stripped
+    return len(tokens) - cjk + cjk / 2 <= SHORT_WORDS  # two CJK characters read about as one word
