@@ -42,8 +42,15 @@ def clip_words(text: str, budget: int) -> str:
 def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
     """The distinct facts of the given kinds in a text, neighbouring parts joined
     ("Wed, Oct 12 at 10:00" is one), in order."""
+    kinds = list(kinds)
+    # A number inside a date ("October 25") is the date's, not a count asked for.
+    dates = [] if "date" in kinds else [m.span() for m in PATTERNS["date"].finditer(text)]
     found = sorted(
-        (m.start(), m.end()) for kind in kinds if kind in PATTERNS for m in PATTERNS[kind].finditer(text) if m.group()
+        (m.start(), m.end())
+        for kind in kinds
+        if kind in PATTERNS
+        for m in PATTERNS[kind].finditer(text)
+        if m.group() and not any(s <= m.start() and m.end() <= e for s, e in dates)
     )
     merged: list[list[int]] = []
     for start, end in found:
@@ -56,10 +63,11 @@ def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
 
 
 def short_fact(text: str, needs: Sequence[frozenset[str]]) -> str | None:
-    """The one fact the question asks for, when the leading quote holds exactly one of it
-    (two dates, or none, and the quote must speak for itself)."""
+    """The one fact the question asks for, when the quote holds exactly one of it (two
+    dates, or none, and the quote must speak for itself). Only for a question that asks for
+    one kind of fact: "when and where" is answered by the quotes."""
     kinds = [k for need in needs for k in sorted(need) if k in SHORT_FACTS]
-    if not kinds:
+    if not kinds or len(needs) != 1:
         return None
     spans = fact_spans(text, kinds)
     if len(spans) != 1 or words_in(spans[0]) > MAX_FACT_WORDS or spans[0].strip() == text.strip():

@@ -362,8 +362,10 @@ def compose(
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
         chosen = within_words(chosen, MAX_ANSWER_WORDS)
-    # The fact asked for, from the first quote that holds exactly one (the others explain it).
-    facts = [] if ask.wants_list else [(f, c.n) for c in chosen if (f := short_fact(c.unit.text, ask.needs))]
+    # The fact asked for, from the best quote holding exactly one (the others explain it); the
+    # quotes stand in source order, so the best is not always first.
+    by_rank = sorted(chosen, key=lambda c: -(c.p if c.features is not None and unit_model is not None else c.score))
+    facts = [] if ask.wants_list else [(f, c.n) for c in by_rank if (f := short_fact(c.unit.text, ask.needs))]
     fact, fact_n = facts[0] if facts else (None, None)
     return Composition(
         tuple(chosen), False, newer=newer, features=seen, fact=fact, fact_n=fact_n, wants_list=ask.wants_list

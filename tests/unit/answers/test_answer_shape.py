@@ -77,6 +77,8 @@ def test_fact_spans(text, kinds, spans):
         ("Exams on Oct 12 and Dec 3.", [DATE], None),  # two dates: the quote speaks for itself
         ("The midterm is on Oct 12.", [], None),  # no fact asked for
         ("Oct 12", [DATE], None),  # the quote is the fact
+        ("The second sub-project is due on October 25.", [NUMBER], None),  # a date's day is no count
+        ("Office hours are online.", [DATE, PLACE], None),  # two kinds asked: the quotes answer
     ],
 )
 def test_short_fact(text, needs, fact):
