@@ -52,8 +52,10 @@ def compose_answer(
     similarity: Callable,
     word_vectors: Callable,
     refusal_model="shipped",
+    unit_model=None,
 ):
-    """The composer's choice for this question (scripts/fit_refusal.py reads its features)."""
+    """The composer's choice for this question (scripts/fit_refusal.py reads its features,
+    scripts/fit_units.py compares its unit rankings)."""
     return compose(
         retrieval.query,
         retrieval.items,
@@ -66,6 +68,7 @@ def compose_answer(
         word_vectors=word_vectors,
         people=person_names(course.instructors),
         refusal_model=refusal_model,
+        unit_model=unit_model,
     )
 
 

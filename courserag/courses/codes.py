@@ -7,12 +7,16 @@ answer by fuzzy matching. A code that the materials mention (a prerequisite such
 MAT-2040) may be asked about, but only the units that name it can answer.
 
 Codes are letters then three to five digits ("CSC3100", "MAT-2040", "ds 2010"); assignment
-and policy ids ("HW3", "AI-2026-01") are not course codes. Pure functions.
+and policy ids ("HW3", "AI-2026-01") are not course codes. In a question, a code no listed
+course has counts only when it is written the way codes are: its letters in capitals, or the
+letters of a listed course's code ("ds 2010"), and its number not a quantity ("gets 100%" is a
+score, not the course GETS100). Pure functions.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -25,6 +29,9 @@ _NOT_A_CODE = frozenset(
     {"year", "page", "room", "lab", "week", "hw", "no", "id", "isbn", "sci", "lh", "ai", "utf", "iso", "gb"}
 )
 
+# What follows a number that counts something rather than names a course.
+_QUANTITY = frozenset("%")
+
 
 def course_codes(text: str) -> list[str]:
     """Course-code-like tokens of a text, normalised ("mat 2040" -> "MAT2040"), in order."""
@@ -36,6 +43,29 @@ def course_codes(text: str) -> list[str]:
             if code not in found:
                 found.append(code)
     return found
+
+
+def written_as_codes(text: str, prefixes: Iterable[str] = ()) -> list[str]:
+    """The codes of `text` written the way course codes are (see the module docstring):
+    capital letters or a known prefix (`prefixes`, lower case), no quantity sign after."""
+    known = {p.lower() for p in prefixes}
+    found = []
+    folded = unicodedata.normalize("NFKC", text)
+    for match in _CODE.finditer(folded.lower()):
+        letters, digits = match.groups()
+        written = folded[match.start(1) : match.end(1)]
+        quantity = folded[match.end(2) : match.end(2) + 1] in _QUANTITY
+        if letters in _NOT_A_CODE or quantity or not (written.isupper() or letters in known):
+            continue
+        code = (letters + digits).upper()
+        if code not in found:
+            found.append(code)
+    return found
+
+
+def code_prefixes(codes: Iterable[str]) -> frozenset[str]:
+    """The letter parts of codes ("CSC3100" -> "csc")."""
+    return frozenset(re.match(r"[A-Za-z]*", code).group(0).lower() for code in codes)
 
 
 def own_codes(course: Course) -> frozenset[str]:
@@ -86,7 +116,11 @@ def check_codes(question: str, course: Course, directory: CourseDirectory) -> Co
     own: set[str] = set()
     others: list[tuple[str, Course]] = []
     foreign: list[str] = []
+    known = set(listed) | set(mine)
+    written = set(written_as_codes(question, code_prefixes(known)))
     for code in course_codes(question):
+        if code not in known and code not in written and not typo_of(code, mine):
+            continue  # an ordinary word and number ("gets 100%"), not a course code
         if code in mine or typo_of(code, mine):
             own.add(code)
         elif code in listed and listed[code].id != course.id:

@@ -11,14 +11,24 @@ or nothing is about the subject at all.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Sequence
 
+from courserag.answers.extractive.answer_shape import (
+    MAX_ANSWER_WORDS,
+    distinct,
+    quotable,
+    render_lines,
+    short_fact,
+    within_budget,
+    words_in,
+)
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
+from courserag.answers.extractive.select import NEED_COVERAGE, newer_first, select
+from courserag.answers.extractive.shape import heading_like
 from courserag.answers.extractive.subject import (
     CHINESE_SYNONYM_SIMILARITY,
     LATIN_WORD,
@@ -32,6 +42,7 @@ from courserag.answers.extractive.subject import (
     subject_tokens,
     word_translations,
 )
+from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, load_unit_model, unit_features
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
@@ -40,13 +51,7 @@ from courserag.retrieval.packing import ContextItem
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
 
-MAX_UNITS = 3
-MAX_LIST_UNITS = 5
 MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
-# What a learner reads in seconds: a unit that would start past this many words (a CJK
-# character counts as one) is left out, unless a list was asked for (a list is quoted whole).
-MAX_ANSWER_WORDS = 120
-_ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
 # A sentence's similarity margin over the question's floor (calibration.py). Measured on
 # the shared sets (the sentence holding the answer vs the best sentence of another
 # article): in one language answers sit 0.14-0.19 above the floor and others below 0.10;
@@ -57,22 +62,12 @@ CROSS_SENTENCE_SPAN = 0.12
 # answers sits 0.13-0.2 above it.
 ON_SUBJECT_MARGIN = 0.12
 CROSS_ON_SUBJECT_MARGIN = 0.07
-# The unit that holds the kind of fact asked for must also be about the question's subject:
-# "Which room is the final exam in?" is not answered by the midterm's room.
-NEED_COVERAGE = 0.6
 # Share of a unit's subject coverage counted with its section heading (the rest: its own words).
 HEADED_SHARE = 0.5
-# A neighbour of the best unit (at most NEAR_POSITIONS units away in its source) is quoted
-# with it when it scores within NEAR_REACH of it (ADJACENT_REACH for the very next unit of
-# the same section).
-NEAR_POSITIONS = 3
-NEAR_REACH = 0.35
-ADJACENT_REACH = 0.5
 # A dated notice that says something changed ("moved to LH-1", "改为") is the newer word on
 # its subject: it gains this much, and it is quoted first when it is about what the best
 # unit is about and scores within NEWER_REACH of it.
 NEWER_BONUS = 0.1
-NEWER_REACH = 0.35
 # A yes/no question ("Can I bring notes?") is answered by the sentence that states the rule
 # (what is allowed, required or forbidden): such a unit gains this much.
 RULE_BONUS = 0.15
@@ -90,6 +85,8 @@ class Candidate:
     score: float
     issued: tuple[int, int, int] | None = None  # the date of the notice it is from (recency.py)
     change: bool = False  # it says it replaces something said before
+    p: float = 0.0  # the unit model's score: the higher, the likelier it holds the answer (unit_model.py)
+    features: Mapping[str, float] | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def newer(self) -> bool:
@@ -107,6 +104,9 @@ class Composition:
     nearest: int | None = None
     newer: tuple[int, int, int] | None = None  # the date of a notice quoted first as the newer word
     features: tuple[tuple[str, float], ...] = ()  # what the answer-or-refuse decision saw (refusal.py)
+    fact: str | None = None  # the short fact asked for, said before the quotes (answer_shape.py)
+    fact_n: int | None = None  # the source that states it
+    wants_list: bool = False  # a list was asked for: quoted whole
 
 
 def _needs_met(ask: Ask, kinds: frozenset[str]) -> float:
@@ -126,9 +126,13 @@ def candidates(
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     paraphrase: bool = False,
+    unit_model: UnitModel | None | str = None,
 ) -> list[Candidate]:
     """Every unit of the sources, scored for this question (best first). `paraphrase`: a
-    Chinese question's words that no unit uses are matched through close synonyms."""
+    Chinese question's words that no unit uses are matched through close synonyms.
+    `unit_model` ranks them (unit_model.py; "shipped": the fitted weights; None, the
+    default: the hand-set sum, which course_qa_dev still prefers, docs/EVALUATION.md)."""
+    unit_model = load_unit_model() if unit_model == "shipped" else unit_model
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
     asks_for_people = any("person" in need for need in ask.needs)
@@ -169,16 +173,17 @@ def candidates(
         translations = word_translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
     span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
     weights = pool_weights(subject, contexts)
-    out = []
+    out: list[Candidate] = []
+    facts: list[UnitFacts] = []
     for (n, unit), margin in zip(pool, margins):
         # The unit's own words count half; its section's heading counts too (a row of the
         # "Final exam" section is about the final exam), but cannot make every unit under a
         # heading that names two things equally about both. Measured on course_qa_dev: the
         # heading's share at 0.4 left "Date and time: …" under "Final exam" below a sentence
         # that names the final exam but no date (103/121); 0.5 and 0.6 both give 104/121.
-        coverage = HEADED_SHARE * subject_coverage(
-            subject, f"{unit.heading} {unit.context}", translations, weights, senses
-        ) + (1 - HEADED_SHARE) * subject_coverage(subject, unit.context, translations, weights, senses)
+        headed = subject_coverage(subject, f"{unit.heading} {unit.context}", translations, weights, senses)
+        own = subject_coverage(subject, unit.context, translations, weights, senses)
+        coverage = HEADED_SHARE * headed + (1 - HEADED_SHARE) * own
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
         if cross_lingual and not translations and not senses or not subject:
@@ -198,7 +203,31 @@ def candidates(
             + RULE_BONUS * (ask.yes_no and "rule" in kinds)
         )
         out.append(Candidate(n, unit, kinds, coverage, margin, score, date, change))
-    return sorted(out, key=lambda c: -c.score)
+        facts.append(
+            UnitFacts(
+                n,
+                unit.position,
+                unit.kind,
+                margin,
+                own,
+                headed,
+                _needs_met(ask, kinds),
+                bool(ask.needs),
+                ask.yes_no and "rule" in kinds,
+                heading_like(unit.text),
+                words_in(unit.text),
+            )
+        )
+    return _ranked(out, unit_features(facts, cross_lingual), unit_model)
+
+
+def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None) -> list[Candidate]:
+    """Best first: by the fitted model's score (a dated notice of a change is put first, when
+    it is about the same thing, by select.newer_first), by the hand-set sum without a model."""
+    if model is None:
+        return sorted((replace(c, features=f) for c, f in zip(out, features)), key=lambda c: -c.score)
+    scored = [replace(c, p=model.logit(f), features=f) for c, f in zip(out, features)]
+    return sorted(scored, key=lambda c: -c.p)
 
 
 def _refusal(
@@ -239,6 +268,7 @@ def compose(
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     refusal_model: RefusalModel | None | str = "shipped",
+    unit_model: UnitModel | None | str = None,
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
@@ -246,12 +276,22 @@ def compose(
     must name: a question about MAT-2040 is answered only by what the materials say of it.
     `refusal_model` decides whether the best units answer at all (refusal.py; "shipped":
     the fitted weights, None: the hand-set rules of `_refusal`).
+    `unit_model` ranks the units (unit_model.py; None, the default: the hand-set sum).
     """
     # Without an embedder there are no margins for the model to weigh: the rules decide.
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
     ranked = candidates(
-        question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore) + tuple(required), word_vectors
+        question,
+        items,
+        ask,
+        similarity,
+        people,
+        cross_lingual,
+        floor,
+        tuple(ignore) + tuple(required),
+        word_vectors,
+        unit_model=unit_model,
     )
     if not ranked:
         return Composition((), True, "no_units", None)
@@ -296,133 +336,45 @@ def compose(
     reason, features = decide(ranked)
     if reason and word_vectors and is_chinese(question) and not cross_lingual and not required:
         ranked = candidates(
-            question, items, ask, similarity, people, cross_lingual, floor, tuple(ignore), word_vectors, paraphrase=True
+            question,
+            items,
+            ask,
+            similarity,
+            people,
+            cross_lingual,
+            floor,
+            tuple(ignore),
+            word_vectors,
+            paraphrase=True,
+            unit_model=unit_model,
         )
         reason, _ = decide(ranked)
     seen = tuple(features.items())
     if reason:
         return Composition((), True, reason, ranked[0].n, features=seen)
     on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
-    chosen = _select(ranked, ask, on_subject)
-    chosen, newer = _newer_first(chosen, ranked, ask, on_subject)
+    # Headings, contents lines and grids are never quoted (answer_shape.quotable).
+    ranked = [
+        c for c in ranked if quotable(c.unit.text, c.kinds, ask.needs, bool(c.features and c.features["heading_like"]))
+    ] or ranked[:1]
+    chosen = select(ranked, ask, on_subject)
+    chosen, newer = newer_first(chosen, ranked, ask, on_subject)
+    chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
         chosen = within_words(chosen, MAX_ANSWER_WORDS)
-    return Composition(tuple(chosen), False, newer=newer, features=seen)
+    # The fact asked for, from the best quote holding exactly one (the others explain it); the
+    # quotes stand in source order, so the best is not always first.
+    by_rank = sorted(chosen, key=lambda c: -(c.p if c.features is not None and unit_model is not None else c.score))
+    facts = [] if ask.wants_list else [(f, c.n) for c in by_rank if (f := short_fact(c.unit.text, ask.needs))]
+    fact, fact_n = facts[0] if facts else (None, None)
+    return Composition(
+        tuple(chosen), False, newer=newer, features=seen, fact=fact, fact_n=fact_n, wants_list=ask.wants_list
+    )
 
 
 def within_words(chosen: Sequence[Candidate], budget: int) -> list[Candidate]:
     """The units that start within the first `budget` words (the first always)."""
-    kept, used = [], 0
-    for c in chosen:
-        if kept and used >= budget:
-            break
-        kept.append(c)
-        used += len(_ANSWER_WORD.findall(c.unit.text))
-    return kept
-
-
-def _newer_first(
-    chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]
-) -> tuple[list[Candidate], tuple[int, int, int] | None]:
-    """The chosen units in source order, but a dated statement of a change about what the
-    best unit answers first (added when it was left out): the syllabus may name a room
-    that a later announcement changed. Also the notice's date, when it is put before
-    other statements (the answer says so); None otherwise."""
-    best = chosen[0]
-    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
-
-    def same_subject(c: Candidate) -> bool:
-        # It names the question's subject about as well as the best unit does (or well enough)
-        # and holds a kind of fact asked for that the best unit holds.
-        return (
-            on_subject(c)
-            and c.score >= best.score - NEWER_REACH
-            and c.coverage >= min(best.coverage, NEED_COVERAGE)
-            and (not ask.needs or any(need & c.kinds and need & best.kinds for need in ask.needs))
-        )
-
-    # Only newer than the best unit: a notice's later entry is not overruled by its earlier one.
-    rivals = [
-        c
-        for c in ranked
-        if c.newer and same_subject(c) and (c is best or best.issued is None or c.issued > best.issued)
-    ]
-    if not rivals:
-        return sorted(chosen, key=lambda c: (c.n, c.unit.position)), None
-    pick = max(rivals, key=lambda c: (c.issued, c.score))
-    rest = [c for c in chosen if c is not pick and not _contained(c, [pick])]
-    rest = sorted(rest[: limit - 1], key=lambda c: (c.n, c.unit.position))
-    overruled = pick is not best or any(c.issued is None or c.issued < pick.issued for c in rest)
-    return [pick, *rest], pick.issued if overruled else None
-
-
-def _distance(candidate: Candidate, anchor: Candidate) -> tuple[int, int]:
-    """How far a unit is from the best one: another source is farther than any unit of its own."""
-    return (candidate.n != anchor.n, abs(candidate.unit.position - anchor.unit.position))
-
-
-def _select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]) -> list[Candidate]:
-    """The best unit, then what it leaves out: a unit for each fact kind still missing (the
-    nearest one about the subject), the best unit's neighbours when the question wants more
-    than one fact (a policy, a yes/no with its reason, an explanation, a list), and for lists
-    the other strong units."""
-    best = ranked[0]
-    chosen = [best]
-    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
-
-    def fresh(c: Candidate) -> bool:
-        return c not in chosen and not _contained(c, chosen)
-
-    def add_nearest_first(pool: list[Candidate]) -> None:
-        for c in sorted(pool, key=lambda c: _distance(c, best)):
-            if len(chosen) < limit and fresh(c):
-                chosen.append(c)
-
-    def near(c: Candidate) -> bool:
-        return c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= NEAR_POSITIONS
-
-    missing = [need for need in ask.needs if not need & best.kinds]
-    while missing and len(chosen) < limit:
-        pool = [
-            c
-            for c in ranked
-            if fresh(c) and on_subject(c) and c.score >= best.score - 0.5 and any(need & c.kinds for need in missing)
-        ]
-        if not pool:
-            break
-        pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
-        chosen.append(pick)
-        missing = [need for need in missing if not need & pick.kinds]
-    if ask.needs and best.unit.kind == "item":
-        # A rule in cases (one list item per case: "within 24 hours: 20%; 24-48 hours: 50%")
-        # is quoted with its other cases that state the fact asked for: which case is the
-        # learner's is theirs to read, not the composer's to guess.
-        add_nearest_first(
-            [
-                c
-                for c in ranked
-                if near(c)
-                and c.unit.kind == "item"
-                and c.unit.heading == best.unit.heading
-                and c.score >= best.score - NEAR_REACH
-                and any(need & c.kinds for need in ask.needs)
-            ]
-        )
-    if not ask.needs or ask.yes_no or ask.explanation or ask.procedure or ask.wants_list:
-        add_nearest_first(
-            [
-                c
-                for c in ranked
-                if near(c)
-                and (on_subject(c) or c.unit.heading == best.unit.heading)
-                and c.score >= best.score - _reach(c, best)
-            ]
-        )
-    if ask.wants_list:
-        for c in ranked:
-            if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
-                chosen.append(c)
-    return chosen
+    return list(chosen[: within_budget([words_in(c.unit.text) for c in chosen], budget)])
 
 
 def _remembered(similarity: UnitSimilarity | None) -> UnitSimilarity | None:
@@ -440,22 +392,11 @@ def _remembered(similarity: UnitSimilarity | None) -> UnitSimilarity | None:
     return remembered
 
 
-def _reach(candidate: Candidate, best: Candidate) -> float:
-    """How far below the best unit a neighbour may score and still be quoted with it: the
-    sentence right after it in the same section usually completes its rule (the deadline
-    for the request, the limit of the penalty), so it may score lower than one further off."""
-    adjacent = candidate.unit.position == best.unit.position + 1 and candidate.unit.heading == best.unit.heading
-    return ADJACENT_REACH if adjacent else NEAR_REACH
-
-
-def _contained(candidate: Candidate, chosen: list[Candidate]) -> bool:
-    """A unit whose text is inside one already chosen (an item inside its list) adds nothing."""
-    return any(candidate.unit.text in c.unit.text or c.unit.text in candidate.unit.text for c in chosen)
-
-
 def render(composition: Composition, lead: str) -> str:
-    """'From the materials:' then one line per unit, each marked with its source number."""
-    lines = [f"- {c.unit.text} [{c.n}]" for c in composition.units]
+    """'From the materials:', the short fact asked for, then one line per unit, each marked
+    with its source number (answer_shape.py)."""
+    quotes = [(c.unit.text, c.n) for c in composition.units]
+    lines = render_lines(quotes, composition.fact, composition.wants_list, composition.fact_n)
     return lead + "\n" + "\n".join(lines) if lines else ""
 
 

@@ -93,10 +93,11 @@ def test_heading_line_is_not_glued_to_the_first_sentence():
     chunk = Chunk.make(text, "notes.md", "Study group", "upload")
     question = "Where does the study group meet?"
     composition = compose(question, [ContextItem(1, ScoredChunk(chunk), text, 12)], classify(question))
-    assert (
-        render(composition, "From the materials:").splitlines()[1]
-        == "- Our study group meets in room L-204 every Wednesday. [1]"
-    )
+    # the place asked for first (issue 19), then the sentence, not glued to its heading
+    assert render(composition, "From the materials:").splitlines()[1:] == [
+        "**room L-204** [1]",
+        "- Our study group meets in room L-204 every Wednesday. [1]",
+    ]
 
 
 def test_hf_token_alone_selects_the_hugging_face_router_and_is_the_key(fake_llm, monkeypatch):

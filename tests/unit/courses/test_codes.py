@@ -1,6 +1,6 @@
 import pytest
 
-from courserag.courses.codes import check_codes, course_codes, typo_of
+from courserag.courses.codes import check_codes, course_codes, typo_of, written_as_codes
 from courserag.courses.directory import Course, CourseDirectory
 
 CSC = Course("csc3100", "CSC3100 Data Structures", "d", "en", "docs")
@@ -43,3 +43,29 @@ def test_check_codes(question, course, other, foreign):
     check = check_codes(question, course, DIRECTORY)
     assert [code for code, _ in check.other_courses] == other and list(check.foreign) == foreign
     assert check.about_another_course is bool(other)
+
+
+@pytest.mark.parametrize(
+    "question, foreign",
+    [
+        ("Do I pass if the group gets 100% on the project?", []),  # a score, not the course GETS100
+        ("what if everyone gets 100 on the quiz?", []),  # lower case: an ordinary word and number
+        ("Is MATH 1010 a prerequisite?", ["MATH1010"]),  # written in capitals: a code
+        ("is csc 3170 offered?", ["CSC3170"]),  # a listed course's letters, in any case
+        ("Does ECE 3050 count at 100%?", ["ECE3050"]),
+    ],
+)
+def test_foreign_codes_are_written_as_codes(question, foreign):
+    assert list(check_codes(question, CSC, DIRECTORY).foreign) == foreign
+
+
+@pytest.mark.parametrize(
+    "text, prefixes, codes",
+    [
+        ("gets 100% and MAT-2040", (), ["MAT2040"]),
+        ("ds 2010 and abc 2010", ("ds",), ["DS2010"]),
+        ("CSC3100 is 100%", (), ["CSC3100"]),
+    ],
+)
+def test_written_as_codes(text, prefixes, codes):
+    assert written_as_codes(text, prefixes) == codes

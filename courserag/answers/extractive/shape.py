@@ -1,0 +1,62 @@
+"""What a line looks like, not what it says: a heading, a contents line, a grid of a schedule.
+
+PDF text flattens headings, tables of contents and calendar grids into lines that name the
+question's words without answering it ("Key facts to remember", "3.2 Open addressing ....
+41", "Week 1 Week 2 Mon Tue 9 10 11"). These tests see only a line's shape (length, end
+punctuation, leaders, how much of it is numbers), so they hold in any course and language;
+the unit model weighs `heading_like`, and a contents line is never quoted. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"^\d+(?:[.:/-]\d+)*$")
+_SENTENCE_END = frozenset(".!?。！？；;:：)）]")  # the last character of a sentence
+# Dot or dash leaders ending in a page number: a contents line ("Hashing ........ 41").
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,}")
+_PAGE_END = re.compile(r"\d{1,4}\s*$")
+SHORT_WORDS = 8  # a line this short with no end punctuation reads as a title
+GRID_TOKENS = 12  # a line this long, mostly numbers, with no end punctuation, is a grid
+GRID_NUMBER_SHARE = 0.4
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _ends_sentence(text: str) -> bool:
+    stripped = text.rstrip()
+    return bool(stripped) and stripped[-1] in _SENTENCE_END
+
+
+def contents_line(text: str) -> bool:
+    """A line of a table of contents: leaders, then a page number."""
+    return bool(_LEADERS.search(text)) and bool(_PAGE_END.search(text))
+
+
+def grid_line(text: str) -> bool:
+    """A schedule grid or table flattened into one line: long, mostly numbers, not a sentence."""
+    if _ends_sentence(text):
+        return False
+    tokens = _tokens(text)
+    if len(tokens) < GRID_TOKENS:
+        return False
+    return sum(1 for t in tokens if _NUMBER.match(t)) / len(tokens) >= GRID_NUMBER_SHARE
+
+
+def heading_like(text: str) -> bool:
+    """A title, a contents line or a grid: nothing a learner would read as an answer."""
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if _ends_sentence(stripped):
+        return False  # a sentence; a contents line ends in its page number, a grid in a cell
+    if contents_line(stripped) or grid_line(stripped):
+        return True
+    if ":" in stripped or "：" in stripped:
+        return False
+    tokens = _tokens(stripped)
+    cjk = sum(1 for t in tokens if len(t) == 1 and "\u3400" <= t <= "\ufaff")
+    return len(tokens) - cjk + cjk / 2 <= SHORT_WORDS  # two CJK characters read about as one word

@@ -1,0 +1,151 @@
+"""Which unit answers? A logistic model over a few general features, fitted on real questions.
+
+The composer used to rank units by a hand-set sum (half words, half meaning, 0.35 for the
+kind of fact asked, 0.04 a source rank, 0.004 a position, 0.15 for a rule on a yes/no, the
+heading's words at half weight). Each constant had been chosen on course_qa_dev. Here the
+same evidence, and a little more (where the unit stands next to the sentence that restates
+the question, whether it reads like a heading or a contents line), is weighed by a model
+fitted on training questions only: SyllabusQA's train split and the fitting titles of
+cmrc2018 and XQuAD (`scripts/fit_units.py`, which reproduces unit_weights.json). A unit's
+label was whether it holds the reference answer (answer_eval.py's judge on its text alone).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Sequence
+
+WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
+
+# The features, in the order of the weights file; each is a plain number about one unit
+# among the question's scored units. None names a word, a course or a set.
+FEATURES = (
+    "margin",  # similarity to the question above its floor (E5 query/passage)
+    "margin_gap",  # that margin less the best margin among the scored units (<= 0)
+    "cross_margin",  # the margin on a question across languages (their margins run lower)
+    "coverage",  # share of the question's subject words in the unit's own context
+    "headed_coverage",  # the same, with its section heading's words
+    "coverage_gap",  # coverage less the best coverage among the scored units (<= 0)
+    "needs_met",  # share of the asked kinds of fact (date, number, name…) the unit holds
+    "needs_unmet",  # a kind was asked for and the unit holds none of them
+    "rule_yes_no",  # a yes/no question and the unit states a rule
+    "echo",  # the unit that restates the question best in its source (highest coverage)
+    "after_echo",  # one or two units after that restatement, in the same source
+    "heading_like",  # reads as a heading, a contents line or a grid line (shape.py)
+    "rank",  # its source's rank (0: the top cited text), at most 9
+    "position",  # its place in its source, at most 20, over 20
+    "log_words",  # log(1 + its length in words, a CJK character counting one)
+    "item",  # a list item
+    "row",  # a table row
+)
+
+
+@dataclass(frozen=True)
+class UnitModel:
+    """Standardised logistic regression: p(holds) = sigmoid(bias + coef · (x - mean) / scale)."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    bias: float
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        return self.bias + sum(
+            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
+        )
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.logit(features)))))
+
+    def to_dict(self) -> dict:
+        return {
+            "names": list(self.names),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "bias": self.bias,
+        }
+
+    @staticmethod
+    def from_dict(data: Mapping) -> "UnitModel":
+        names = tuple(data["names"])
+        if set(names) - set(FEATURES):
+            raise ValueError(f"unknown unit features {sorted(set(names) - set(FEATURES))}")
+        lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
+        if lengths != {len(names)}:
+            raise ValueError(f"unit weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
+        return UnitModel(
+            names,
+            tuple(map(float, data["mean"])),
+            tuple(float(s) or 1.0 for s in data["scale"]),
+            tuple(map(float, data["coef"])),
+            float(data["bias"]),
+        )
+
+
+@lru_cache(maxsize=4)
+def load_unit_model(path: Path = WEIGHTS_FILE) -> UnitModel | None:
+    """The shipped model, or None when the file is absent (the hand-set sum ranks)."""
+    if not Path(path).is_file():
+        return None
+    return UnitModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class UnitFacts:
+    """What the composer measured of one unit, before it is compared with the others."""
+
+    n: int  # its source's rank, from 1
+    position: int
+    kind: str
+    margin: float
+    coverage: float
+    headed_coverage: float
+    needs_met: float
+    asks_kind: bool
+    rule_yes_no: bool
+    heading_like: bool
+    words: int
+
+
+def unit_features(facts: Sequence[UnitFacts], cross_lingual: bool) -> list[dict[str, float]]:
+    """The model's features of every unit of one question, in the order given. The gaps and
+    the restatement are relative to the other units, so they are computed together."""
+    if not facts:
+        return []
+    best_margin = max(f.margin for f in facts)
+    best_coverage = max(f.coverage for f in facts)
+    echo: dict[int, UnitFacts] = {}
+    for f in facts:  # the restatement of each source: its unit of highest coverage
+        if f.coverage > 0 and (f.n not in echo or f.coverage > echo[f.n].coverage):
+            echo[f.n] = f
+    out = []
+    for f in facts:
+        e = echo.get(f.n)
+        out.append(
+            {
+                "margin": f.margin,
+                "margin_gap": f.margin - best_margin,
+                "cross_margin": f.margin if cross_lingual else 0.0,
+                "coverage": f.coverage,
+                "headed_coverage": f.headed_coverage,
+                "coverage_gap": f.coverage - best_coverage,
+                "needs_met": f.needs_met,
+                "needs_unmet": float(f.asks_kind and f.needs_met == 0),
+                "rule_yes_no": float(f.rule_yes_no),
+                "echo": float(e is f),
+                "after_echo": float(e is not None and 1 <= f.position - e.position <= 2),
+                "heading_like": float(f.heading_like),
+                "rank": float(min(f.n - 1, 9)),
+                "position": min(f.position, 20) / 20,
+                "log_words": math.log1p(f.words),
+                "item": float(f.kind == "item"),
+                "row": float(f.kind == "row"),
+            }
+        )
+    return out

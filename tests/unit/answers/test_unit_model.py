@@ -1,0 +1,110 @@
+"""The fitted unit ranking: its features and its model (issue 19)."""
+
+import math
+
+import pytest
+
+from courserag.answers.extractive.unit_model import (
+    FEATURES,
+    WEIGHTS_FILE,
+    UnitFacts,
+    UnitModel,
+    load_unit_model,
+    unit_features,
+)
+
+
+def facts(n=1, position=0, kind="sentence", margin=0.1, coverage=0.5, **kw):
+    base = dict(
+        headed_coverage=coverage,
+        needs_met=0.0,
+        asks_kind=False,
+        rule_yes_no=False,
+        heading_like=False,
+        words=10,
+    )
+    base.update(kw)
+    return UnitFacts(n, position, kind, margin, coverage, **base)
+
+
+def test_features_name_every_feature_and_are_relative_to_the_best_unit():
+    rows = unit_features([facts(margin=0.2, coverage=1.0), facts(position=1, margin=0.05, coverage=0.2)], False)
+    assert all(set(r) == set(FEATURES) for r in rows)
+    assert rows[0]["margin_gap"] == 0 and rows[1]["margin_gap"] == pytest.approx(-0.15)
+    assert rows[1]["coverage_gap"] == pytest.approx(-0.8)
+
+
+@pytest.mark.parametrize(
+    "units, feature, expected",
+    [
+        # the restatement is the unit of highest coverage in its source; the next two follow it
+        ([facts(coverage=1.0), facts(position=1, coverage=0.1), facts(position=3, coverage=0.1)], "echo", [1, 0, 0]),
+        (
+            [facts(coverage=1.0), facts(position=1, coverage=0.1), facts(position=3, coverage=0.1)],
+            "after_echo",
+            [0, 1, 0],
+        ),
+        ([facts(n=1, coverage=1.0), facts(n=2, position=1, coverage=0.1)], "after_echo", [0, 0]),  # other source
+        ([facts(n=12)], "rank", [9]),  # capped
+        ([facts(position=40)], "position", [1.0]),
+        ([facts(asks_kind=True), facts(asks_kind=True, needs_met=1.0)], "needs_unmet", [1, 0]),
+        ([facts(kind="row"), facts(kind="item")], "row", [1, 0]),
+        ([facts(words=0)], "log_words", [0.0]),
+    ],
+)
+def test_unit_features(units, feature, expected):
+    assert [r[feature] for r in unit_features(units, False)] == expected
+
+
+def test_cross_margin_only_across_languages():
+    assert unit_features([facts(margin=0.1)], True)[0]["cross_margin"] == 0.1
+    assert unit_features([facts(margin=0.1)], False)[0]["cross_margin"] == 0.0
+
+
+def test_no_units_no_features():
+    assert unit_features([], False) == []
+
+
+def test_model_is_a_standardised_logistic_regression():
+    model = UnitModel(("margin", "coverage"), (0.1, 0.5), (0.1, 0.5), (1.0, -1.0), 0.5)
+    row = {"margin": 0.2, "coverage": 1.0}
+    assert model.logit(row) == pytest.approx(0.5 + 1.0 - 1.0)
+    assert model.probability(row) == pytest.approx(1 / (1 + math.exp(-0.5)))
+    assert UnitModel.from_dict(model.to_dict()) == model
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"names": ["nonsense"], "mean": [0], "scale": [1], "coef": [1], "bias": 0},
+        {"names": ["margin"], "mean": [0, 1], "scale": [1], "coef": [1], "bias": 0},
+    ],
+)
+def test_bad_weights_are_refused(data):
+    with pytest.raises(ValueError):
+        UnitModel.from_dict(data)
+
+
+def test_shipped_weights_load_and_name_known_features():
+    model = load_unit_model()
+    if WEIGHTS_FILE.is_file():
+        assert model is not None and set(model.names) <= set(FEATURES)
+    else:
+        assert model is None
+
+
+@pytest.mark.parametrize("coef, first", [(1.0, 2), (-1.0, 1)])
+def test_a_unit_model_given_orders_the_units(coef, first):
+    from courserag.answers.extractive import classify
+    from courserag.answers.extractive.compose import candidates
+    from courserag.records import Chunk, ScoredChunk
+    from courserag.retrieval.packing import ContextItem
+
+    def item(n, text):
+        return ContextItem(n, ScoredChunk(Chunk.make(text, "notes.md", "Notes", "upload")), text, 12)
+
+    question = "When is the quiz?"
+    items = [item(1, "The quiz is on Monday."), item(2, "The quiz is on Friday.")]
+    model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)  # later sources first (+1) or last (-1)
+    ranked = candidates(question, items, classify(question), unit_model=model)
+    assert ranked[0].n == first and ranked[0].p == pytest.approx(coef * (first - 1))
