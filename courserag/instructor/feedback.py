@@ -319,8 +319,11 @@ class FeedbackLog:
         ordered.sort(key=lambda g: -g["count"])  # …within the same count (a stable sort)
         return ordered[:limit]
 
-    def most_cited(self, course_id: str, limit: int = 10) -> list[tuple[str, int, int, int]]:
-        """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first."""
+    def most_cited(
+        self, course_id: str, limit: int = 10, present: set[str] | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first;
+        with `present`, only those files (a removed file drops out; restored, it comes back)."""
         cited: Counter[str] = Counter()
         for record in self._read(self.citations_path):
             if record.get("course") == course_id:
@@ -333,6 +336,8 @@ class FeedbackLog:
             if target is not None:
                 target.update(str(s) for s in sources)
         files = set(cited) | set(ups) | set(downs)
+        if present is not None:
+            files &= set(present)
         rows = [(f, cited[f], ups[f], downs[f]) for f in files]
         rows.sort(key=lambda row: (-row[1], -row[3], row[0]))
         return rows[:limit]

@@ -66,6 +66,9 @@ class InstructorTab:
             return t(lang, "instr_wrong_course")
         return t(lang, _LOCK_MESSAGE[state])
 
+    def _days(self) -> str:
+        return f"{self.tools.settings.trash_days:g}"
+
     def _allowed(self, token) -> list[str]:
         return token_courses(token, [c.id for c in self.engine.courses])
 
@@ -303,7 +306,7 @@ class InstructorTab:
             return gr.update(visible=False), ""
         if not name:
             return gr.update(visible=True), t(lang, "instr_nothing_picked")
-        return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name))
+        return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name), days=self._days())
 
     def remove_file(self, token, course_id, name, lang, request: gr.Request = None):
         """Delete the picked file and drop it from the index. Outputs: see _build_outputs."""
@@ -315,7 +318,7 @@ class InstructorTab:
 
         def work(progress):
             summary = self.tools.remove_file(course_id, str(name or ""), progress)
-            return summary, [Notice("plain", {"text": t(lang, "instr_removed", name=name)})]
+            return summary, [Notice("plain", {"text": t(lang, "instr_removed", name=name, days=self._days())})]
 
         yield from self._building(course_id, lang, work)
 
