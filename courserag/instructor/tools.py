@@ -35,9 +35,10 @@ from courserag.courses.edit import update_course, validated
 from courserag.courses.indexer import BuildSummary
 from courserag.errors import CourseRagError
 from courserag.i18n.messages import Notice
+from courserag.ingest.parsers import safe_display_name
 from courserag.instructor.course_files import CourseFile, CourseFiles, OnClash
 from courserag.instructor.feedback import FeedbackLog
-from courserag.instructor.placement import subfolders
+from courserag.instructor.placement import checked_folder, free_name, subfolders, taken_names
 from courserag.instructor.trash import TrashEntry
 from courserag.results import EngineHealth
 
@@ -201,6 +202,11 @@ class InstructorTools:
     def clashes(self, course_id: str, names: Sequence[str], folder: object = ".") -> list[str]:
         """The upload names already taken in the target folder (see CourseFiles.clashes)."""
         return self.course_files.clashes(course_id, names, folder)
+
+    def kept_name(self, course_id: str, name: str, folder: object = ".") -> str:
+        """The name "keep both" would give the upload `name` in `folder`."""
+        target = checked_folder(self.engine.course(course_id).docs, folder)
+        return free_name(safe_display_name(name), taken_names(target))
 
     def add_files(
         self,
