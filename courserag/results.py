@@ -46,6 +46,7 @@ class Answer:
     course_id: str | None = None
     suggestions: list[dict] = field(default_factory=list)  # a refusal's "you may want to look at"
     catalog_records: dict[int, dict] = field(default_factory=dict)  # source n -> its catalog file, rows, record id
+    redirected: bool = False  # refused because it is about another listed course (no content gap)
 
     @property
     def citations(self) -> list[dict]:
