@@ -92,3 +92,23 @@ def test_an_unknown_trash_entry_is_refused(tmp_path, entry_id):
     with pytest.raises(CourseRagError) as caught:
         trash.take("c1", entry_id, tmp_path / "x.md")
     assert caught.value.code == "course_trash_missing"
+
+
+@pytest.mark.parametrize(
+    ("lang", "reason", "label"),
+    [
+        ("en", "removed", "week1/a.md — removed 2027-01-15 08:00 UTC, kept until 2027-02-14"),
+        ("en", "replaced", "week1/a.md — replaced 2027-01-15 08:00 UTC, kept until 2027-02-14"),
+        ("zh", "removed", "week1/a.md — 2027-01-15 08:00 UTC 已删除，保留至 2027-02-14"),
+        ("zh", "replaced", "week1/a.md — 2027-01-15 08:00 UTC 已替换，保留至 2027-02-14"),
+    ],
+)
+def test_the_trash_picker_says_what_each_entry_is_and_until_when(lang, reason, label):
+    from courserag.instructor.trash import TrashEntry
+    from courserag.ui.instructor_views import folder_choices, trash_choices
+
+    removed = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    entry = TrashEntry("a" * 32, "week1/a.md", reason, removed, removed + 30 * DAY_S)
+    assert trash_choices([entry], lang) == [(label, "a" * 32)]
+    assert folder_choices(["week1"], lang)[1:] == [("week1", "week1")]
+    assert folder_choices([], lang)[0][1] == "." and folder_choices([], "zh")[0][0] != folder_choices([], "en")[0][0]
