@@ -5,7 +5,8 @@ one is switched in), statistics, feedback and content gaps, batch test questions
 The tab is shown when the server was started with INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS,
 but hiding it is a courtesy, not the lock: every handler re-checks the token for the course
 it acts on (courserag.instructor.tools.check_token), and the handlers are private (not callable
-through the client libraries). Words and tables come from instructor_views.py.
+through the client libraries). Words and tables come from instructor_views.py; the file
+actions (folders, "replace or keep both", the trash) from instructor_files.py.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class InstructorTab(FileActions):
 
     def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
-        examples, gap picker, file picker."""
+        examples, then the pickers: gaps, files, folders, trash."""
         lang = normalize_lang(lang)
         allowed = self._allowed(token)
         if allowed and course_id not in allowed:
