@@ -165,8 +165,13 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
             if not course:
                 raise CourseRagError("plain", text="no course given on this line and no --course")
             history = _history_of(record.get("history", []))
-            output = engine.ask(
-                course, question, session_id=session_id, scope=record.get("scope", scope), history=history
+            output = engine.ask(  # a batch test, not a learner: no content gap, no citation count
+                course,
+                question,
+                session_id=session_id,
+                scope=record.get("scope", scope),
+                history=history,
+                learner=False,
             ).to_json()
             output["question"] = question
         except (ValueError, KeyError, TypeError) as exc:

@@ -51,6 +51,7 @@ class Answer:
     suggestions: list[dict] = field(default_factory=list)  # a refusal's "you may want to look at"
     catalog_records: dict[int, dict] = field(default_factory=dict)  # source n -> its catalog file, rows, record id
     focus: str = ""  # the earlier answer's item a follow-up asked about ("the second one"), if any
+    redirected: bool = False  # refused because it is about another listed course (no content gap)
 
     @property
     def citations(self) -> list[dict]:

@@ -173,6 +173,9 @@ class Settings:
     # A longer answer is cut off and the extractive one shown.
     llm_max_answer_chars: int = setting("LLM_MAX_ANSWER_CHARS", 8000)
     session_idle_minutes: float = setting("SESSION_IDLE_MINUTES", 60.0)
+    # Days a course file removed or replaced from the Instructor tab stays restorable in the
+    # course's trash (DATA_DIR/trash, never served) before it is purged.
+    trash_days: float = setting("TRASH_DAYS", 30.0)
     instructor_enabled: bool = False  # set when INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS is (from_env)
     host: str = setting("HOST", "127.0.0.1", aliases=("GRADIO_SERVER_NAME",), on_space="0.0.0.0")
     port: int = setting("PORT", 7860, aliases=("GRADIO_SERVER_PORT",))
@@ -236,6 +239,8 @@ class Settings:
             raise ConfigError(
                 f"LLM_DEADLINE_S and LLM_MAX_ANSWER_CHARS must be > 0, but got {self.llm_deadline_s} and {self.llm_max_answer_chars}"
             )
+        if self.trash_days <= 0:
+            raise ConfigError(f"TRASH_DAYS must be > 0, but got {self.trash_days}")
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
         if self.catalog_today is not None:

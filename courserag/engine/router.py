@@ -63,6 +63,7 @@ class AnswerRouter:
         if codes.about_another_course:
             code, other = codes.other_courses[0]
             refuse(answer, "answer_other_course", code=code, name=other.name)
+            answer.redirected = True
         elif not retrieval.items:
             refuse(answer, "answer_not_found")
         elif self.parts.answerer is not None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from courserag.answers.cited import cited_numbers, split_cited
-from courserag.instructor.gap_rules import is_about_own_notes
+from courserag.instructor.gap_rules import vote_is_gap
 
 log = logging.getLogger(__name__)
 
@@ -246,8 +246,8 @@ class FeedbackLog:
         return [r for r in self._read(self.refused_path) if course_id is None or r.get("course") == course_id]
 
     def content_gaps(self, course_id: str | None = None, limit: int | None = 50) -> list[dict]:
-        """Refused questions and thumbed-down answers (not those about the learner's own
-        notes), newest first."""
+        """Refused questions and answers thumbed down or marked wrong that are gaps
+        (gap_rules.vote_is_gap), newest first."""
         rows = [
             {
                 "timestamp": r.get("timestamp", ""),
@@ -273,7 +273,7 @@ class FeedbackLog:
                 ],
             }
             for r in self.feedback(course_id)
-            if r.get("vote") == "down" and not is_about_notes(r) and not is_about_own_notes(r.get("question", ""))
+            if vote_is_gap(r, about_notes=is_about_notes(r))
         ]
         rows.sort(key=lambda row: row["timestamp"], reverse=True)
         return rows[:limit]
@@ -319,8 +319,11 @@ class FeedbackLog:
         ordered.sort(key=lambda g: -g["count"])  # …within the same count (a stable sort)
         return ordered[:limit]
 
-    def most_cited(self, course_id: str, limit: int = 10) -> list[tuple[str, int, int, int]]:
-        """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first."""
+    def most_cited(
+        self, course_id: str, limit: int = 10, present: set[str] | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """(file, times cited, 👍 answers citing it, 👎 answers citing it), most cited first;
+        with `present`, only those files (a removed file drops out; restored, it comes back)."""
         cited: Counter[str] = Counter()
         for record in self._read(self.citations_path):
             if record.get("course") == course_id:
@@ -333,6 +336,8 @@ class FeedbackLog:
             if target is not None:
                 target.update(str(s) for s in sources)
         files = set(cited) | set(ups) | set(downs)
+        if present is not None:
+            files &= set(present)
         rows = [(f, cited[f], ups[f], downs[f]) for f in files]
         rows.sort(key=lambda row: (-row[1], -row[3], row[0]))
         return rows[:limit]

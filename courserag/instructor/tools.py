@@ -12,8 +12,7 @@ after each wrong token used to run in a worker, so 40 queued wrong tokens kept t
 instructor waiting 11 s, while guessing still ran at ~12 tokens a second.
 Nothing here returns or logs a token. Everything else is asked of the engine.
 
-Course files added here are stored in the course's docs folder (for both stores: Weaviate
-keeps chunks, not files) and indexed incrementally into whichever store is configured.
+Course files are added, removed (to the course's trash) and restored by course_files.py.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -34,13 +32,14 @@ from typing import Callable, Literal, Sequence
 from courserag.config.settings import Settings, secret
 from courserag.courses.directory import Course
 from courserag.courses.edit import update_course, validated
-from courserag.courses.indexer import BuildSummary, course_files
+from courserag.courses.indexer import BuildSummary
 from courserag.errors import CourseRagError
 from courserag.i18n.messages import Notice
-from courserag.ingest.parsers import SUPPORTED_EXTENSIONS, parse_file, safe_display_name
-from courserag.ingest.parsers.guard import refuse_type
-from courserag.ingest.pipeline import file_size
+from courserag.ingest.parsers import safe_display_name
+from courserag.instructor.course_files import CourseFile, CourseFiles, OnClash
 from courserag.instructor.feedback import FeedbackLog
+from courserag.instructor.placement import checked_folder, free_name, subfolders, taken_names
+from courserag.instructor.trash import TrashEntry
 from courserag.results import EngineHealth
 
 log = logging.getLogger(__name__)
@@ -161,16 +160,6 @@ class IndexStats:
     damaged: tuple[str, ...] = ()  # files whose stored chunks cannot be read
 
 
-@dataclass(frozen=True)
-class CourseFile:
-    """A file of the course folder as the instructor sees it: indexed or not, and how much."""
-
-    source: str
-    size_bytes: int
-    chunks: int  # passages in the index (0: not indexed yet, or it could not be read)
-    indexed: bool
-
-
 class InstructorTools:
     """What the unlocked tab does, over the learners' engine (same store, same embedder)."""
 
@@ -178,6 +167,7 @@ class InstructorTools:
         self.engine = engine
         self.feedback = feedback
         self.settings = settings or Settings()
+        self.course_files = CourseFiles(engine, self.settings)
 
     def stats(self, course_id: str) -> IndexStats:
         self.engine.course(course_id)
@@ -203,112 +193,51 @@ class InstructorTools:
 
     def files(self, course_id: str) -> list[CourseFile]:
         """Every file of the course folder, with its passages in the index."""
-        course = self.engine.course(course_id)
-        try:
-            indexed = {r.source: r.chunks for r in self.engine.course_files(course_id)}
-        except CourseRagError:
-            indexed = {}
-        try:
-            paths = course_files(course.docs)
-        except CourseRagError:
-            paths = []
-        rows = []
-        for path in paths:
-            source = path.relative_to(course.docs).as_posix()
-            rows.append(CourseFile(source, path.stat().st_size, indexed.get(source, 0), source in indexed))
-        return rows
+        return self.course_files.files(course_id)
+
+    def folders(self, course_id: str) -> list[str]:
+        """The course folder's subfolders an upload may be stored in."""
+        return subfolders(self.engine.course(course_id).docs)
+
+    def clashes(self, course_id: str, names: Sequence[str], folder: object = ".") -> list[str]:
+        """The upload names already taken in the target folder (see CourseFiles.clashes)."""
+        return self.course_files.clashes(course_id, names, folder)
+
+    def kept_name(self, course_id: str, name: str, folder: object = ".") -> str:
+        """The name "keep both" would give the upload `name` in `folder`."""
+        target = checked_folder(self.engine.course(course_id).docs, folder)
+        return free_name(safe_display_name(name), taken_names(target))
 
     def add_files(
         self,
         course_id: str,
         uploads: Sequence[tuple[Path, str]],
         progress: Callable[[int, int, str], None] | None = None,
+        folder: object = ".",
+        on_clash: OnClash = "ask",
     ) -> tuple[BuildSummary | None, list[Notice]]:
-        """Store each (path, name) in the course folder and index what changed; one notice
-        per file. A file that cannot be read is not stored; if indexing still fails, the
-        folder is put back as it was (a replaced file gets its old version back).
-        None as summary: nothing was indexed (nothing stored, or another build runs).
-        """
-        course = self.engine.course(course_id)
-        notices: list[Notice] = []
-        stored: dict[str, Path | None] = {}  # name -> its previous version, kept aside
-        for path, raw_name in uploads:
-            try:
-                name, previous = self._store(course, Path(path), raw_name)
-                stored[name] = previous
-            except CourseRagError as exc:
-                notices.append(exc.notice)
-        if not stored:
-            return None, notices
-        summary = self.engine.build_course(course_id, False, progress)
-        failed = dict(summary.failed) if summary is not None else {}
-        for name, previous in stored.items():
-            if summary is None or name in failed:
-                target = course.docs / name
-                if previous is not None:
-                    os.replace(previous, target)  # its old chunks are still the indexed ones
-                else:
-                    target.unlink(missing_ok=True)  # never indexed
-                reason = Notice("build_busy") if summary is None else Notice("plain", {"text": failed[name]})
-                notices.append(Notice("course_file_not_indexed", {"name": name, "reason": reason}))
-            else:
-                if previous is not None:
-                    previous.unlink(missing_ok=True)
-                notices.append(Notice("course_file_added", {"name": name}))
-        return summary, notices
-
-    def _store(self, course: Course, path: Path, raw_name: str) -> tuple[str, Path | None]:
-        """Check one upload (type, size, that it parses) and move it into the course folder
-        atomically; (its name, the previous version kept aside or None)."""
-        name = safe_display_name(raw_name)
-        if self._is_server_file(Path(path)):
-            raise CourseRagError("course_file_not_upload", name=name)
-        extension = os.path.splitext(name)[1].lower()
-        if extension not in SUPPORTED_EXTENSIONS:
-            refuse_type(name, extension)
-        file_size(path, name, self.settings.limits)
-        parse_file(path, name, self.settings.limits)  # IngestError, in the instructor's words
-        target = course.docs / name
-        try:
-            course.docs.mkdir(parents=True, exist_ok=True)
-            temporary = course.docs / f".{name}.{uuid.uuid4().hex}.tmp"  # hidden: never indexed
-            temporary.write_bytes(path.read_bytes())
-            previous = None
-            if target.is_file():
-                previous = course.docs / f".{name}.previous"
-                os.replace(target, previous)
-            os.replace(temporary, target)
-        except OSError as exc:
-            raise CourseRagError(
-                "course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__
-            ) from None
-        return name, previous
-
-    def _is_server_file(self, path: Path) -> bool:
-        """Whether `path` is in a course folder or DATA_DIR: a server path given as an "upload"
-        (another course's file was once copied in that way)."""
-        try:
-            resolved = path.resolve()
-        except (OSError, ValueError):
-            return True
-        folders = [c.docs for c in self.engine.courses] + [self.settings.data_dir]
-        return any(resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
+        """Store uploads in the course folder and index them (see CourseFiles.add)."""
+        return self.course_files.add(course_id, uploads, progress, folder, on_clash)
 
     def remove_file(
         self, course_id: str, source: str, progress: Callable[[int, int, str], None] | None = None
     ) -> BuildSummary | None:
-        """Delete a file from the course folder and drop its passages from the index."""
-        course = self.engine.course(course_id)
-        known = {p.relative_to(course.docs).as_posix(): p for p in course_files(course.docs)}
-        if source not in known:
-            raise CourseRagError("course_file_missing", name=source)
-        try:
-            known[source].unlink()
-        except OSError as exc:
-            raise CourseRagError(
-                "course_file_unwritable", name=source, detail=exc.strerror or type(exc).__name__
-            ) from None
-        return self.engine.build_course(course_id, False, progress)
+        """Move a file to the course's trash and drop its passages from the index."""
+        return self.course_files.remove(course_id, source, progress)
+
+    def trashed(self, course_id: str) -> list[TrashEntry]:
+        return self.course_files.trashed(course_id)
+
+    def restore_file(
+        self, course_id: str, entry_id: object, progress: Callable[[int, int, str], None] | None = None
+    ) -> tuple[str, BuildSummary | None]:
+        """Put a trashed file back and index it: (its path now, the build)."""
+        return self.course_files.restore(course_id, entry_id, progress)
+
+    def most_cited(self, course_id: str) -> list[tuple[str, int, int, int]]:
+        """Most-cited files that are still in the course folder (a removed file drops out)."""
+        present = {f.source for f in self.files(course_id)}
+        return self.feedback.most_cited(course_id, present=present)
 
     # -- the course's words ---------------------------------------------------------------
 

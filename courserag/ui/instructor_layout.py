@@ -10,6 +10,7 @@ import gradio as gr
 
 from courserag.i18n.ui_texts import t
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
+from courserag.instructor.placement import ROOT
 from courserag.ui import instructor_views as views
 from courserag.ui.labels import Labels
 
@@ -69,6 +70,13 @@ def build_instructor_tab(
                 wrap=True,
                 text={"label": "instr_files"},
             )
+            folder_pick = labels.add(
+                gr.Dropdown,
+                views.folder_choices([], labels.lang),
+                value=ROOT,
+                elem_id="cr-folder-pick",
+                text={"label": "instr_folder"},
+            )
             add = labels.add(
                 gr.File,
                 file_count="multiple",
@@ -77,6 +85,16 @@ def build_instructor_tab(
                 elem_id="cr-instr-upload",
                 text={"label": "instr_add_files"},
             )
+            with gr.Group(visible=False, elem_classes=["cr-confirm"], elem_id="cr-clash-box") as clash_box:
+                clash_text = gr.Markdown("", elem_id="cr-clash-question", padding=True)
+                with gr.Row():
+                    clash_replace = labels.add(
+                        gr.Button, variant="stop", elem_id="cr-clash-replace", text={"value": "instr_clash_replace"}
+                    )
+                    clash_keep = labels.add(
+                        gr.Button, variant="primary", elem_id="cr-clash-keep", text={"value": "instr_clash_keep"}
+                    )
+                    clash_no = labels.add(gr.Button, elem_id="cr-clash-no", text={"value": "instr_cancel"})
             with gr.Row(equal_height=True):
                 file_pick = labels.add(
                     gr.Dropdown, [], value=None, scale=3, elem_id="cr-file-pick", text={"label": "instr_remove_pick"}
@@ -89,6 +107,20 @@ def build_instructor_tab(
                         gr.Button, variant="stop", elem_id="cr-remove-yes", text={"value": "instr_remove_yes"}
                     )
                     remove_no = labels.add(gr.Button, elem_id="cr-remove-no", text={"value": "instr_cancel"})
+
+            days = f"{tab.tools.settings.trash_days:g}"
+            with gr.Row(equal_height=True):
+                trash_pick = labels.add(
+                    gr.Dropdown,
+                    [],
+                    value=None,
+                    scale=3,
+                    elem_id="cr-trash-pick",
+                    text={"label": lambda lg: t(lg, "instr_trash_pick", days=days)},
+                )
+                restore_btn = labels.add(
+                    gr.Button, scale=1, elem_id="cr-trash-restore", text={"value": "instr_trash_restore"}
+                )
 
             labels.add(gr.Markdown, elem_classes=["cr-section"], text=heading("instr_details"))
             name = labels.add(gr.Textbox, elem_id="cr-course-name", max_lines=1, text={"label": "instr_name"})
@@ -158,6 +190,8 @@ def build_instructor_tab(
         examples,
         gap_pick,
         file_pick,
+        folder_pick,
+        trash_pick,
     ]
     unlock.click(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock", **private)
     token.submit(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock_submit", **private)
@@ -165,7 +199,8 @@ def build_instructor_tab(
     course.input(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_course", **private)
     lang_state.change(tab.relabel, unlock_inputs, [*unlock_outputs, batch_table], queue=False, **private)
 
-    build_outputs = [status, panel, summary, stats, files, cited, gaps, progress, confirm_box, gap_pick, file_pick]
+    build_outputs = [status, panel, summary, stats, files, cited, gaps, progress, confirm_box]
+    build_outputs += [gap_pick, file_pick, folder_pick, trash_pick]
     build_btn.click(
         tab.build,
         [token, course, no_rebuild, lang_state],
@@ -187,15 +222,24 @@ def build_instructor_tab(
         **private,
     )
 
-    add.upload(
-        tab.add_files,
-        [token, course, add, lang_state],
-        [*build_outputs, add],
-        api_name="instructor_add_files",
-        concurrency_limit=1,
-        show_progress="hidden",
-        **private,
-    )
+    add_inputs = [token, course, add, folder_pick, lang_state]
+    add_outputs = [*build_outputs, add, clash_box, clash_text]
+    for event, handler, api in (
+        (add.upload, tab.add_files, "instructor_add_files"),
+        (clash_replace.click, tab.add_replacing, "instructor_add_replacing"),
+        (clash_keep.click, tab.add_keeping, "instructor_add_keeping"),
+    ):
+        event(
+            handler,
+            add_inputs,
+            add_outputs,
+            api_name=api,
+            concurrency_limit=1,
+            concurrency_id="instructor_add",
+            show_progress="hidden",
+            **private,
+        )
+    clash_no.click(lambda: (None, gr.update(visible=False)), None, [add, clash_box], queue=False, **private)
     remove_btn.click(tab.ask_remove, [token, course, file_pick, lang_state], [remove_box, remove_text], **private)
     remove_no.click(lambda: gr.update(visible=False), None, remove_box, queue=False, **private)
     remove_yes.click(
@@ -207,6 +251,16 @@ def build_instructor_tab(
         show_progress="hidden",
         **private,
     ).then(lambda: gr.update(visible=False), None, remove_box, queue=False, **private)
+
+    restore_btn.click(
+        tab.restore_file,
+        [token, course, trash_pick, lang_state],
+        build_outputs,
+        api_name="instructor_restore_file",
+        concurrency_limit=1,
+        show_progress="hidden",
+        **private,
+    )
 
     save.click(
         tab.save_details,

@@ -5,7 +5,8 @@ one is switched in), statistics, feedback and content gaps, batch test questions
 The tab is shown when the server was started with INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS,
 but hiding it is a courtesy, not the lock: every handler re-checks the token for the course
 it acts on (courserag.instructor.tools.check_token), and the handlers are private (not callable
-through the client libraries). Words and tables come from instructor_views.py.
+through the client libraries). Words and tables come from instructor_views.py; the file
+actions (folders, "replace or keep both", the trash) from instructor_files.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import html
 import queue
 import threading
-from pathlib import Path
 from typing import Callable, Iterator
 
 import gradio as gr
@@ -27,6 +27,7 @@ from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
 from courserag.ui import instructor_views as views
 from courserag.ui.clients import ClientPolicy
+from courserag.ui.instructor_files import BUILD_OUTPUTS, ROOT, FileActions
 from courserag.ui.labels import Labels
 from courserag.ui.server import client_address
 
@@ -35,7 +36,7 @@ _DONE = object()
 _HIDDEN = {"visible": False}
 
 
-class InstructorTab:
+class InstructorTab(FileActions):
     """Handlers of the tab, over the learners' engine and feedback log."""
 
     def __init__(
@@ -71,8 +72,8 @@ class InstructorTab:
 
     # -- what the panel shows ---------------------------------------------------------------
 
-    def _tables(self, course_id: str, lang: str) -> tuple:
-        """(stats, files, cited, gaps, gap choices, removable files)."""
+    def _tables(self, course_id: str, lang: str, folder: str = ROOT) -> tuple:
+        """(stats, files, cited, gaps, gap choices, removable files, folders, trash)."""
         try:
             stats = views.stats_markdown(self.tools.stats(course_id), lang)
         except CourseRagError as exc:
@@ -87,10 +88,11 @@ class InstructorTab:
         return (
             stats,
             views.files_table(files, lang),
-            views.cited_table(self.feedback.most_cited(course_id), lang),
+            views.cited_table(self.tools.most_cited(course_id), lang),
             views.gaps_table(groups, lang, course_id),
             gr.update(choices=views.gap_choices(groups), value=[]),
             gr.update(choices=[f.source for f in files], value=None),
+            *self.file_picks(course_id, lang, folder),
         )
 
     def _empty_tables(self, lang: str) -> tuple:
@@ -101,18 +103,20 @@ class InstructorTab:
             views.gaps_table([], lang),
             gr.update(choices=[], value=[]),
             gr.update(choices=[], value=None),
+            gr.update(choices=views.folder_choices([], lang), value=ROOT),
+            gr.update(choices=[], value=None),
         )
 
     def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
-        examples, gap picker, file picker."""
+        examples, then the pickers: gaps, files, folders, trash."""
         lang = normalize_lang(lang)
         allowed = self._allowed(token)
         if allowed and course_id not in allowed:
             course_id = allowed[0]  # a course's own token opens on that course
         message = self._locked(token, course_id, lang, request)
         if message:
-            stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+            stats, files, cited, gaps, *picks = self._empty_tables(lang)
             return (
                 message,
                 gr.update(visible=False),
@@ -124,10 +128,9 @@ class InstructorTab:
                 "",
                 "",
                 "",
-                gap_pick,
-                file_pick,
+                *picks,
             )
-        stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
+        stats, files, cited, gaps, *picks = self._tables(course_id, lang)
         course = self.engine.course(course_id)
         choices = [(c.name, c.id) for c in self.engine.courses if c.id in allowed]
         return (
@@ -141,8 +144,7 @@ class InstructorTab:
             course.name,
             course.description,
             "\n".join(course.examples),
-            gap_pick,
-            file_pick,
+            *picks,
         )
 
     def relabel(self, token, course_id, lang, request: gr.Request = None):
@@ -153,7 +155,7 @@ class InstructorTab:
         keep = (gr.skip(),) * 4  # course picker, name, description, examples
         if not token:  # nothing typed: only the lock's words (no token check, nothing counted)
             state = check_token(None, course_id)
-            stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+            stats, files, cited, gaps, *picks = self._empty_tables(lang)
             return (
                 t(lang, _LOCK_MESSAGE.get(state, "instr_locked")),
                 gr.skip(),
@@ -162,12 +164,11 @@ class InstructorTab:
                 cited,
                 gaps,
                 *keep,
-                gap_pick,
-                file_pick,
+                *picks,
                 views.batch_table([], lang),
             )
-        status, panel, stats, files, cited, gaps, *_, gap_pick, file_pick = self.unlock(token, course_id, lang, request)
-        return (status, panel, stats, files, cited, gaps, *keep, gap_pick, file_pick, views.batch_table([], lang))
+        status, panel, stats, files, cited, gaps, *rest = self.unlock(token, course_id, lang, request)
+        return (status, panel, stats, files, cited, gaps, *keep, *rest[4:], views.batch_table([], lang))
 
     # -- builds, with a progress bar --------------------------------------------------------
 
@@ -197,9 +198,12 @@ class InstructorTab:
             yield views.progress_html(done - 1, total, name, lang)
         yield ("error", outcome["error"]) if "error" in outcome else ("done", outcome.get("done"))
 
-    def _build_outputs(self, course_id, lang, status, summary, progress="", hide_confirm=True) -> tuple:
-        """status, panel, summary, stats, files, cited, gaps, progress, confirm box, gap picker, file picker."""
-        stats, files, cited, gaps, gap_pick, file_pick = self._tables(course_id, lang)
+    def _build_outputs(
+        self, course_id, lang, status, summary, progress="", hide_confirm=True, folder: str = ROOT
+    ) -> tuple:
+        """status, panel, summary, stats, files, cited, gaps, progress, confirm box, then the
+        pickers: gaps, files, folders, trash."""
+        stats, files, cited, gaps, *picks = self._tables(course_id, lang, folder)
         confirm = gr.update(visible=False) if hide_confirm else gr.skip()
         return (
             status,
@@ -211,12 +215,11 @@ class InstructorTab:
             gaps,
             progress,
             confirm,
-            gap_pick,
-            file_pick,
+            *picks,
         )
 
     def _locked_build(self, message: str, lang: str) -> tuple:
-        stats, files, cited, gaps, gap_pick, file_pick = self._empty_tables(lang)
+        stats, files, cited, gaps, *picks = self._empty_tables(lang)
         return (
             message,
             gr.update(visible=False),
@@ -227,21 +230,21 @@ class InstructorTab:
             gaps,
             "",
             gr.update(visible=False),
-            gap_pick,
-            file_pick,
+            *picks,
         )
 
-    def _building(self, course_id, lang, work) -> Iterator[tuple]:
+    def _building(self, course_id, lang, work, folder: str = ROOT) -> Iterator[tuple]:
         """Run a build-like `work` with progress; the last output has its summary."""
-        skip = (gr.skip(),) * 8
         for step in self._run(work, lang):
             if isinstance(step, str):
-                yield (gr.skip(), gr.skip(), gr.skip(), *skip[:4], step, *skip[:3])
+                yield (*(gr.skip(),) * 7, step, *(gr.skip(),) * (BUILD_OUTPUTS - 8))
                 continue
             kind, value = step
             if kind == "error":
                 message = value.say(lang) if isinstance(value, CourseRagError) else type(value).__name__
-                yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), f"⚠️ {html.escape(message)}")
+                yield self._build_outputs(
+                    course_id, lang, t(lang, "instr_unlocked"), f"⚠️ {html.escape(message)}", folder=folder
+                )
                 return
             summary = value[0] if isinstance(value, tuple) else value
             notes = value[1] if isinstance(value, tuple) else []
@@ -251,9 +254,8 @@ class InstructorTab:
                 if self.on_built is not None:
                     self.on_built(course_id)
             lines = "\n\n".join(html.escape(n.text(lang)) for n in notes)
-            yield self._build_outputs(
-                course_id, lang, t(lang, "instr_unlocked"), "\n\n".join(p for p in (lines, text) if p)
-            )
+            joined = "\n\n".join(p for p in (lines, text) if p)
+            yield self._build_outputs(course_id, lang, t(lang, "instr_unlocked"), joined, folder=folder)
 
     def build(self, token, course_id, rebuild, lang, request: gr.Request = None):
         """Update (or, with `rebuild`, redo) the course's index. Outputs: see _build_outputs."""
@@ -278,46 +280,6 @@ class InstructorTab:
         course = self.engine.course(course_id)
         count = len(self.tools.files(course_id))
         return gr.update(visible=True), t(lang, "instr_rebuild_question", course=html.escape(course.name), files=count)
-
-    # -- course files ------------------------------------------------------------------
-
-    def add_files(self, token, course_id, files, lang, request: gr.Request = None):
-        """Store uploads in the course folder and index them. Outputs: see _build_outputs, + the file box."""
-        lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang, request)
-        if message:
-            yield (*self._locked_build(message, lang), None)
-            return
-        paths = [Path(getattr(f, "name", f)) for f in (files if isinstance(files, list) else [files] if files else [])]
-        uploads = [(path, path.name) for path in paths]
-        for output in self._building(
-            course_id, lang, lambda progress: self.tools.add_files(course_id, uploads, progress)
-        ):
-            yield (*output, gr.skip())
-        yield (*(gr.skip(),) * 11, None)
-
-    def ask_remove(self, token, course_id, name, lang, request: gr.Request = None):
-        """Outputs: remove-confirm box, its question."""
-        lang = normalize_lang(lang)
-        if self._locked(token, course_id, lang, request):
-            return gr.update(visible=False), ""
-        if not name:
-            return gr.update(visible=True), t(lang, "instr_nothing_picked")
-        return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name))
-
-    def remove_file(self, token, course_id, name, lang, request: gr.Request = None):
-        """Delete the picked file and drop it from the index. Outputs: see _build_outputs."""
-        lang = normalize_lang(lang)
-        message = self._locked(token, course_id, lang, request)
-        if message:
-            yield self._locked_build(message, lang)
-            return
-
-        def work(progress):
-            summary = self.tools.remove_file(course_id, str(name or ""), progress)
-            return summary, [Notice("plain", {"text": t(lang, "instr_removed", name=name)})]
-
-        yield from self._building(course_id, lang, work)
 
     # -- course details, gaps, batch -----------------------------------------------------
 

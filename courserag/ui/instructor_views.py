@@ -13,7 +13,9 @@ import re
 from courserag.courses.indexer import BuildSummary
 from courserag.i18n.locators import say_locator
 from courserag.i18n.ui_texts import t
+from courserag.instructor.placement import ROOT
 from courserag.instructor.tools import CourseFile, IndexStats
+from courserag.instructor.trash import TrashEntry
 from courserag.ui.files import file_url
 
 
@@ -64,6 +66,29 @@ def files_table(files: list[CourseFile], lang: str) -> dict:
         for f in files
     ]
     return table(rows, ["col_file", "col_size", "col_passages", "col_state"], lang)
+
+
+def folder_choices(folders: list[str], lang: str) -> list[tuple[str, str]]:
+    """(label, value) of each folder an upload may go to, the course folder first."""
+    return [(t(lang, "instr_folder_root"), ROOT), *((folder, folder) for folder in folders)]
+
+
+def trash_choices(entries: list[TrashEntry], lang: str) -> list[tuple[str, str]]:
+    """(label, entry id) of each file in the course's trash, newest first."""
+    return [
+        (
+            t(
+                lang,
+                "instr_trash_entry",
+                name=entry.source,
+                why=t(lang, f"instr_trash_{entry.reason}" if entry.reason == "replaced" else "instr_trash_removed"),
+                when=entry.when(entry.removed_at),
+                until=entry.when(entry.expires_at)[:10],
+            ),
+            entry.id,
+        )
+        for entry in entries
+    ]
 
 
 def cited_table(rows: list[tuple[str, int, int, int]], lang: str) -> dict:

@@ -20,6 +20,7 @@ from courserag.errors import CourseRagError
 from courserag.i18n.messages import render
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.feedback import FeedbackLog
+from courserag.instructor.gap_rules import REDIRECT_MODE
 from courserag.results import Answer, IndexStatus
 from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
 from courserag.ui.persist import Restored, restore, snapshot
@@ -400,7 +401,7 @@ class StudyApp:
                 course=course_id,
                 scope=scope,
                 refused=final.refused,
-                mode=final.mode,
+                mode=REDIRECT_MODE if final.redirected else final.mode,  # its 👎 is no content gap
                 notices=tuple(final.notices),
             )
         )

@@ -677,7 +677,7 @@ def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(
     page.click("#cr-file-remove")
     page.wait_for_selector("#cr-remove-question:has-text('week09_tries.md')")
     page.click("#cr-remove-yes")
-    page.wait_for_selector("#cr-build-summary:has-text('removed from the course')")
+    page.wait_for_selector("#cr-build-summary:has-text('moved to the course')")
     assert not (server.root / "courses" / "csc3100" / "week09_tries.md").exists()
     assert "week09_tries.md" not in page.inner_text("#cr-files-table")
     assert "week09_tries.md" not in {r.source for r in server.engine.course_files("csc3100")}

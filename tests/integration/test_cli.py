@@ -67,6 +67,8 @@ def test_batch_loads_once_and_writes_one_line_per_question(sample_data, tmp_path
     assert results[0]["citations"][0]["course_id"] == "csc3100"
     assert results[1]["citations"][0]["course_id"] == "ds2010"
     assert results[2]["refused"] is True and results[2]["citations"] == []
+    refused_log = sample_data / "refused_questions.jsonl"  # a batch test is no learner's content gap (issue 21)
+    assert "capital of France" not in (refused_log.read_text(encoding="utf-8") if refused_log.exists() else "")
 
 
 @pytest.mark.parametrize(

@@ -265,10 +265,49 @@ def test_add_files_refuses_a_file_of_another_course(app, tokens):
     other = app.root / "courses" / "ds2010" / "课程大纲.md"
     target = app.root / "courses" / "csc3100" / other.name
     message = Peer(app, "127.0.0.8").call(
-        app.deps["instructor_add_files"], [COURSE_TOKEN, "csc3100", [file_data(str(other), other.name)], "en"]
+        app.deps["instructor_add_files"], [COURSE_TOKEN, "csc3100", [file_data(str(other), other.name)], ".", "en"]
     )
     assert not target.exists(), message
     assert not message.get("success") or "only uploaded files" in json.dumps(message, ensure_ascii=False)
+
+
+def test_the_target_folder_is_checked_on_the_server_and_the_trash_is_never_served(app, tokens):
+    """Issue 21: a folder the page never offered ("../ds2010") is refused and nothing is
+    written (by the folder picker's choices, and behind them by the server's own check,
+    tests/unit/instructor/test_course_files.py); a removed file waits in DATA_DIR/trash, which
+    no route serves."""
+    peer = Peer(app, "127.0.0.13")
+    note = peer.upload("sneaky.md", b"# Sneaky\n\nA file aimed at another course.\n").json()[0]
+    courses = app.root / "courses"
+    for folder in ("../ds2010", "..", "/tmp", "lectures/../../ds2010", ".hidden"):
+        message = peer.call(
+            app.deps["instructor_add_files"], [COURSE_TOKEN, "csc3100", [file_data(note, "sneaky.md")], folder, "en"]
+        )
+        said = json.dumps(message, ensure_ascii=False)  # Gradio's picker refuses it, else our check does
+        assert "not in the list of choices" in said or "is not a folder of this course" in said, (folder, said)
+    assert not list(courses.rglob("sneaky.md"))
+
+    announcements = courses / "csc3100" / "announcements.txt"
+    text = announcements.read_bytes()
+    from courserag.instructor.feedback import FeedbackLog
+    from courserag.instructor.tools import InstructorTools
+
+    tools = InstructorTools(app.engine, FeedbackLog(app.settings.data_dir), app.settings)
+    tools.remove_file("csc3100", "announcements.txt")  # the tab's pickers take only what they offered
+    trash = app.root / "data" / "trash" / "csc3100"
+    (held,) = list(trash.rglob("announcements.txt"))
+    assert not announcements.exists() and held.read_bytes() == text
+    for url in (
+        f"gradio_api/file={held}",
+        f"gradio_api/file={str(held).replace('/', '%2F')}",
+        f"course-file/csc3100/..%2F..%2Fdata%2Ftrash%2Fcsc3100%2F{held.parent.name}%2Fannouncements.txt",
+        f"course-file/csc3100/{held.parent.name}/announcements.txt",
+    ):
+        response = peer.http.get(url)
+        assert response.status_code in (403, 404), (url, response.status_code)
+    (entry,) = [p.stem for p in trash.glob("*.json")]
+    tools.restore_file("csc3100", entry)
+    assert announcements.read_bytes() == text and not list(trash.glob("*.json"))
 
 
 def test_batch_lines_cannot_name_another_course(app, tokens):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from courserag.instructor.gap_rules import is_about_own_notes, refusal_is_gap
+from courserag.instructor.gap_rules import REDIRECT_MODE, is_about_own_notes, refusal_is_gap, vote_is_gap
 
 
 @pytest.mark.parametrize(
@@ -44,6 +44,27 @@ def test_which_refusals_are_content_gaps(question, kwargs, gap):
     assert refusal_is_gap(question, **kwargs) is gap
 
 
+DOWN = {"vote": "down", "question": "What is the late policy?", "scope": "both", "mode": "extractive"}
+
+
+@pytest.mark.parametrize(
+    "record, about_notes, gap",
+    [
+        (DOWN, False, True),
+        ({**DOWN, "wrong": True}, False, True),
+        ({**DOWN, "mode": "refusal", "refused": True}, False, True),  # a 👎 on a plain refusal
+        ({**DOWN, "vote": "up"}, False, False),
+        ({**DOWN, "vote": "withdrawn"}, False, False),
+        ({**DOWN, "mode": REDIRECT_MODE, "refused": True}, False, False),  # sent to another course
+        ({**DOWN, "scope": "notes"}, False, False),
+        ({**DOWN, "question": "What is in my notes?"}, False, False),
+        (DOWN, True, False),  # its answer cites the learner's own notes
+    ],
+)
+def test_which_votes_are_content_gaps(record, about_notes, gap):
+    assert vote_is_gap(record, about_notes=about_notes) is gap
+
+
 @pytest.fixture
 def study_app(engine, tmp_path):
     from courserag.engine.facade import RagEngine
@@ -64,8 +85,11 @@ def run_ask(app, question, sid=None, scope="both", course="csc3100"):
 
 
 def test_redirects_questions_about_own_notes_and_batch_tests_are_no_gaps(study_app):
-    _, _, _, redirect = run_ask(study_app, "When is the DS2010 midterm exam?")
+    _, _, turns, redirect = run_ask(study_app, "When is the DS2010 midterm exam?")
     assert redirect["refused"] is True and "DS2010" in redirect["answer"]
+    assert turns[-1].mode == REDIRECT_MODE  # and its 👎 is no gap either
+    study_app.on_like(turns, "en", SimpleNamespace(index=turns[-1].index, liked=False, value=None))
+    study_app.mark_wrong(turns[-1].index, turns, "en")
     _, _, turns, _ = run_ask(study_app, "What is in my notes?")  # refused or not, and thumbed down: no gap
     turns, *_ = study_app.on_like(turns, "en", SimpleNamespace(index=turns[-1].index, liked=False, value=None))
     from courserag.instructor.tools import InstructorTools
