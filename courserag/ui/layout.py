@@ -17,6 +17,7 @@ import gradio as gr
 from courserag.i18n.ui_texts import t
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.labels import Labels
+from courserag.ui.mathtext import DELIMITERS as MATH_DELIMITERS
 from courserag.ui.study import MAX_EXAMPLES, StudyApp
 
 UPLOAD_TYPES = sorted(SUPPORTED_EXTENSIONS)
@@ -141,6 +142,7 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                     elem_id="cr-chat",
                     buttons=["copy"],
                     feedback_options=("Like", "Dislike"),
+                    latex_delimiters=MATH_DELIMITERS,  # the server delimits all math so (ui/mathtext.py)
                     text={"label": "chat_label", "placeholder": "chat_placeholder"},
                 )
                 with gr.Group(visible=False, elem_classes=["cr-feedback"]) as feedback_box:
