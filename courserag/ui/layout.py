@@ -47,6 +47,7 @@ class StudyWidgets:
     example_buttons: list
     saved: Any
     course_chip: Any
+    upload_log: Any  # said in one language: a language switch clears it (the notes table stays)
 
 
 def scope_choices(lang: str) -> list[tuple[str, str]]:
@@ -280,4 +281,5 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
         example_buttons,
         saved,
         course_chip,
+        upload_log,
     )
