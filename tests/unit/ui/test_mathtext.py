@@ -47,3 +47,8 @@ def test_a_passage_shows_its_math_delimited_for_the_source_panel():
     }
     shown = render_citations([cite], "en", {}, "The bias shifts it [1].")
     assert r"\(θ_0\)" in shown and "$θ_0$" not in shown
+
+
+def test_markup_inside_math_stays_text():
+    shown = answer_text_html("See $<img src=x onerror=alert(1)>[a](https://evil.example)$ here", "en")
+    assert "<img" not in shown and "https://" not in shown and "&lt;img" in shown
