@@ -213,7 +213,10 @@ def _pptx_shape_texts(shapes, skip_id: int | None, depth: int = 0) -> Iterator[s
             if text:
                 yield text
         elif getattr(shape, "has_table", False) and shape.has_table:
-            rows = (" | ".join(" ".join(cell.text.split()) for cell in row.cells) for row in shape.table.rows)
+            rows = (
+                " | ".join(" ".join(_frame_text(cell.text_frame).split()) for cell in row.cells)
+                for row in shape.table.rows
+            )
             text = clean("\n".join(row for row in rows if row.strip(" |")))
             if text:
                 yield text

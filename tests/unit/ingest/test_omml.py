@@ -79,3 +79,23 @@ def test_powerpoint_equations_are_read_from_the_choice_not_the_fallback():
     assert r"$$\theta :=\theta -\alpha \frac{\partial }{\partial \theta }J\left(\theta \right)$$" in text
     assert "Update rule:" in text and "FALLBACK" not in text
     assert doc.warnings == []
+
+
+def test_an_equation_in_a_slide_table_cell_is_read_in_its_row():
+    import io
+
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Losses"
+    table = slide.shapes.add_table(1, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table
+    table.cell(0, 0).text = "Squared error"
+    paragraph = table.cell(0, 1).text_frame.paragraphs[0]._p
+    paragraph.append(
+        etree.fromstring(f'<a14:m xmlns:a14="{om.A14_NS}">{om.omath(om.sup(om.r("e"), om.r("2")))}</a14:m>')
+    )
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    assert "Squared error | $e^{2}$" in _text(parse_bytes(buffer.getvalue(), "losses.pptx"))
