@@ -16,6 +16,7 @@ from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
 from courserag.courses.directory import Course
 from courserag.courses.facts import person_names
+from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
 from courserag.lang.textnorm import is_chinese
 from courserag.results import Answer, Retrieval
@@ -87,7 +88,8 @@ def refuse(answer: Answer, message: str, nearest=None, **params) -> None:
     text = Notice(message, params).text(lang)
     if nearest is not None:
         chunk = nearest.hit.chunk
-        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": chunk.locator}).text(lang)
+        place = say_locator(chunk.locator, lang)  # "第 9 张幻灯片", not "slide 9", in a Chinese reply
+        text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": place}).text(lang)
         answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
     answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []
 

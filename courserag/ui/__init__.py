@@ -53,7 +53,9 @@ _BROWSER_LANG_JS = (
     "(navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en']"
 )
 _SET_LANG_JS = "(lang) => { if (window.crSetLang) window.crSetLang(lang); }"
-_RELABEL_JS = "(lang, course, sid) => { if (window.crSetLang) window.crSetLang(lang); return [lang, course, sid]; }"
+# Returns every input it is given: what a js step returns replaces the inputs, and one left out
+# (the chat's history once was) reaches Python as None, which emptied the chat on a switch.
+_RELABEL_JS = "(...inputs) => { if (window.crSetLang) window.crSetLang(inputs[0]); return inputs; }"
 
 
 def _header(lang: str) -> str:
@@ -70,8 +72,16 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
         sid = gr.State(None, delete_callback=app.sessions.release_sid)
         with gr.Row(equal_height=True, elem_id="cr-top"):
             labels.add(gr.Markdown, elem_classes=["cr-header"], min_width=280, text={"value": _header})
-            lang = gr.Radio(
-                LANG_CHOICES, value="en", show_label=False, container=False, elem_id="cr-lang", scale=0, min_width=200
+            lang = labels.add(  # named in the interface's language (a screen reader said "Radio")
+                gr.Radio,
+                LANG_CHOICES,
+                value="en",
+                show_label=False,
+                container=False,
+                elem_id="cr-lang",
+                scale=0,
+                min_width=200,
+                text={"label": "interface_language"},
             )
         with gr.Tabs():
             study = build_study_tab(app, labels, lang, sid)
@@ -112,6 +122,7 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
                 app.remove_choices(sid_ok, lg),
                 app.course_chip(course_id, lg),
                 app.chat_in(history, turns, lg),
+                "",  # the upload log's lines were said in the other language
             )
 
         lang.change(
@@ -125,6 +136,7 @@ def build_demo(engine, settings: Settings) -> gr.Blocks:
                 study.remove_names,
                 study.course_chip,
                 study.chat,
+                study.upload_log,
             ],
             api_visibility="private",
             queue=False,

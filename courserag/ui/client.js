@@ -40,7 +40,90 @@
     const close = document.getElementById("cr-sp-close");
     if (close) close.setAttribute("aria-label", WORDS[window.crLang].close);
     if (window.crNameByText) window.crNameByText();
+    sayLiveAll();
   };
+
+  // Gradio's own names that its zh-CN table lacks (buttons' accessible names and titles,
+  // the footer's "Runs"), said in Chinese while the page is; each English original is kept
+  // on the element (data-cr-en-*) so a switch back restores it, and a new English value
+  // Gradio sets (Copy -> Copied) is taken as the new original.
+  const GRADIO_ZH = {
+    "Like": "赞", "Dislike": "踩", "Copy message": "复制消息", "Copied message": "已复制消息",
+    "Copy": "复制", "Copied": "已复制", "Clear": "清除", "chatbot conversation": "聊天对话",
+    "Table actions": "表格操作", "Copy table data": "复制表格数据", "Fullscreen": "全屏",
+    "Exit fullscreen mode": "退出全屏", "Exit fullscreen": "退出全屏", "Sort ascending": "升序排列",
+    "Sort descending": "降序排列", "Clear sort": "取消排序", "Filter": "筛选", "Runs": "运行记录",
+    "View runs saved in this browser": "查看此浏览器中保存的运行记录",
+    "Gradio footer navigation": "Gradio 页脚导航",
+  };
+  const GRADIO_PREFIX_ZH = [["bot's message: ", "助手的消息："], ["user's message: ", "你的消息："]];
+  const toZh = (value) => {
+    if (GRADIO_ZH[value]) return GRADIO_ZH[value];
+    for (const [en, zh] of GRADIO_PREFIX_ZH) {
+      // Gradio puts the message's raw HTML in its name: its text is what should be said
+      if (value.startsWith(en)) {
+        const text = value.slice(en.length).replace(/<[^>]*>/g, " ").replace(/&#10;|&nbsp;/g, " ");
+        return zh + text.replace(/\s+/g, " ").trim().slice(0, 200);
+      }
+    }
+    return value;
+  };
+  let saidInChinese = false;
+  const sayGradio = () => {
+    const zh = lang() === "zh";
+    if (!zh && !saidInChinese) return;
+    saidInChinese = zh;
+    for (const el of document.querySelectorAll("[aria-label], [title]")) {
+      for (const name of ["aria-label", "title"]) {
+        const value = el.getAttribute(name);
+        if (!value) continue;
+        const key = `data-cr-en-${name}`;
+        const stored = el.getAttribute(key);
+        const original = stored !== null && value === toZh(stored) ? stored : value;
+        const want = zh ? toZh(original) : original;
+        if (want !== value) el.setAttribute(name, want);
+        if (zh && want !== original) el.setAttribute(key, original);
+        else if (stored !== null) el.removeAttribute(key);
+      }
+    }
+    for (const footer of document.querySelectorAll("footer")) {
+      const walker = document.createTreeWalker(footer, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.nodeValue.trim();
+        const original = node.crEnglish && text === GRADIO_ZH[node.crEnglish] ? node.crEnglish : text;
+        const want = zh && GRADIO_ZH[original] ? GRADIO_ZH[original] : original;
+        if (want !== text) node.nodeValue = node.nodeValue.replace(text, want);
+        node.crEnglish = want !== original ? original : undefined;
+      }
+    }
+  };
+
+  // Gradio announces a finished event in a live region with a key its tables lack, so a
+  // screen reader said "common.complete": said here in the page's language instead.
+  const LIVE_WORDS = { "common.complete": { en: "Complete", zh: "完成" } };
+  const LIVE_BY_TEXT = {};
+  for (const [key, words] of Object.entries(LIVE_WORDS)) for (const text of [key, words.en, words.zh]) LIVE_BY_TEXT[text] = words;
+  const sayLive = (node) => {
+    const words = LIVE_BY_TEXT[(node.nodeValue || "").trim()];
+    if (words && node.parentElement && node.parentElement.closest("[aria-live]") && node.nodeValue !== words[lang()]) {
+      node.nodeValue = words[lang()];
+    }
+  };
+  const sayLiveAll = () => {
+    for (const region of document.querySelectorAll("[aria-live]")) {
+      const walker = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) sayLive(node);
+    }
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === "characterData") sayLive(record.target);
+      for (const node of record.addedNodes) {
+        if (node.nodeType === 3) sayLive(node);
+        else if (node.nodeType === 1 && node.childNodes.length < 5) for (const child of node.childNodes) if (child.nodeType === 3) sayLive(child);
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
 
   // -- the source panel ---------------------------------------------------------------
   let opener = null;
@@ -140,13 +223,14 @@
   // it by what it shows, so speech input ("click Drop File Here") finds it (WCAG 2.5.3).
   const nameByText = () => {
     relabelUploads();
+    sayGradio();
     for (const box of document.querySelectorAll(".upload-container[aria-label]")) {
       const text = box.textContent.replace(/\s+/g, " ").trim();
       if (text && box.getAttribute("aria-label") !== text) box.setAttribute("aria-label", text);
     }
   };
   window.crNameByText = nameByText;
-  new MutationObserver(nameByText).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+  new MutationObserver(nameByText).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label", "title"] });
   nameByText();
 
   const observer = new MutationObserver(() => {

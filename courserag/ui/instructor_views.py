@@ -38,7 +38,7 @@ def stats_markdown(stats: IndexStats, lang: str) -> str:
         mode = t(lang, "instr_mode_llm", model=f"`{html.escape(health.llm_model)}`")
     else:
         mode = t(lang, "instr_mode_extractive")
-    backend = f" ({html.escape(health.embedding_backend)})" if health.embedding_backend else ""
+    backend = f" (`{html.escape(health.embedding_backend)}`)" if health.embedding_backend else ""
     lines.append(
         f"**{t(lang, 'instr_answers')}:** {mode} · **{t(lang, 'instr_embedding')}:** "
         f"`{html.escape(health.embedding_model)}`{backend}"

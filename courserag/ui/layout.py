@@ -17,6 +17,7 @@ import gradio as gr
 from courserag.i18n.ui_texts import t
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ui.labels import Labels
+from courserag.ui.mathtext import DELIMITERS as MATH_DELIMITERS
 from courserag.ui.study import MAX_EXAMPLES, StudyApp
 
 UPLOAD_TYPES = sorted(SUPPORTED_EXTENSIONS)
@@ -46,6 +47,7 @@ class StudyWidgets:
     example_buttons: list
     saved: Any
     course_chip: Any
+    upload_log: Any  # said in one language: a language switch clears it (the notes table stays)
 
 
 def scope_choices(lang: str) -> list[tuple[str, str]]:
@@ -141,6 +143,7 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                     elem_id="cr-chat",
                     buttons=["copy"],
                     feedback_options=("Like", "Dislike"),
+                    latex_delimiters=MATH_DELIMITERS,  # the server delimits all math so (ui/mathtext.py)
                     text={"label": "chat_label", "placeholder": "chat_placeholder"},
                 )
                 with gr.Group(visible=False, elem_classes=["cr-feedback"]) as feedback_box:
@@ -278,4 +281,5 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
         example_buttons,
         saved,
         course_chip,
+        upload_log,
     )

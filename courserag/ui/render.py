@@ -28,12 +28,14 @@ from courserag.ingest.progress import PendingUpload
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
+from courserag.ui.mathtext import normalize
 from courserag.ui.numbering import display_numbers
 from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
 from courserag.ui.sources import CODE_TYPES, highlight, is_prose, paragraphs
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+_MATH_SPANS = re.compile(r"(\\\([\s\S]*?\\\)|\\\[[\s\S]*?\\\])")  # as mathtext.py delimits it
 # What Markdown would turn into a link or an image: [text](url), <url>, bare URLs, www., e-mail.
 _LINKY = (("[", "&#91;"), ("]", "&#93;"), ("://", "&#58;//"), ("www.", "www&#46;"), ("@", "&#64;"))
 
@@ -43,19 +45,32 @@ def escape_markdown_html(text: str) -> str:
     return answer_html(text)
 
 
+def _defused(part: str) -> str:
+    for raw, entity in _LINKY:
+        part = part.replace(raw, entity)
+    return part
+
+
 def inert_links(text: str, marker=None) -> str:
     """Markdown text with its link syntax defused outside code spans: a link written in an
     uploaded note ("[click](http://…)", a bare "https://…") is shown, never made live.
-    Source markers "[n]" stay as they are, or become `marker(n)` when it is given."""
+    Source markers "[n]" stay as they are, or become `marker(n)` when it is given; inside
+    math ("\\sqrt[3]{x}") a bracketed number is never a marker."""
     parts = _CODE_SPANS.split(text)
     out = []
     for i, part in enumerate(parts):
         if not i % 2:
-            part = _MARKER.sub(lambda m: f"\x00{m.group(1)}\x01", part)
-            for raw, entity in _LINKY:
-                part = part.replace(raw, entity)
-            part = re.sub("\x00(\\d+)\x01", lambda m: marker(int(m.group(1))) if marker else f"[{m.group(1)}]", part)
-            part = part.replace("](", "]&#40;")  # "[1](http…)" would still be a link
+            pieces = _MATH_SPANS.split(part)
+            for j, piece in enumerate(pieces):
+                if j % 2:
+                    pieces[j] = _defused(piece)
+                    continue
+                piece = _MARKER.sub(lambda m: f"\x00{m.group(1)}\x01", piece)
+                piece = _defused(piece)
+                pieces[j] = re.sub(
+                    "\x00(\\d+)\x01", lambda m: marker(int(m.group(1))) if marker else f"[{m.group(1)}]", piece
+                )
+            part = "".join(pieces).replace("](", "]&#40;")  # "[1](http…)" would still be a link
         out.append(part)
     return "".join(out)
 
@@ -86,7 +101,7 @@ def _passage_html(cite: dict, answer: str) -> str:
     """The cited text as the panel shows it: paragraphs, the sentences the answer used marked."""
     doc_type = str(cite.get("doc_type") or Path(str(cite.get("source", ""))).suffix.lstrip(".").lower())
     number = int(cite.get("n", 0))
-    text = str(cite.get("text", "")).replace("**", "")
+    text = normalize(str(cite.get("text", "")).replace("**", ""))  # its LaTeX for KaTeX
     code = doc_type in CODE_TYPES and not is_prose(text, doc_type)
     rows = []
     for paragraph in paragraphs(text, doc_type if code or doc_type not in CODE_TYPES else "md"):

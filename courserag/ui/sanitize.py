@@ -18,6 +18,8 @@ notes to another site on display. So:
   renderer takes it as one raw HTML block and never reinterprets text inside it
   (`one_block`). Newlines become `&#10;`, which is still a line break inside `<pre>`.
 
+LaTeX in any of them (`$θ_0$`) is delimited for the page's KaTeX by courserag/ui/mathtext.py.
+
 The Content-Security-Policy of courserag/ui/server.py forbids remote images and scripts
 as a second line of defence.
 """
@@ -29,6 +31,8 @@ import html
 from typing import Collection
 
 import nh3
+
+from courserag.ui.mathtext import normalize, protect, restore
 
 __all__ = ["answer_html", "clean_html", "markdown_html", "one_block", "text_html"]
 
@@ -100,9 +104,12 @@ def _links_only(allowed: Collection[str]):
 
 
 def markdown_html(text: str) -> str:
-    """Markdown from outside (an answer, a notice) as sanitized HTML without links or images."""
-    rendered = _markdown().render(str(text or ""))
-    return nh3.clean(rendered, tags=set(_CONTENT_TAGS), attributes=_ATTRIBUTES, attribute_filter=_links_only(()))
+    """Markdown from outside (an answer, a notice) as sanitized HTML without links or images;
+    its LaTeX is kept out of the Markdown and delimited for the page's KaTeX (mathtext.py)."""
+    source, maths = protect(str(text or ""))
+    rendered = _markdown().render(source)
+    cleaned = nh3.clean(rendered, tags=set(_CONTENT_TAGS), attributes=_ATTRIBUTES, attribute_filter=_links_only(()))
+    return restore(cleaned, maths)
 
 
 def clean_html(fragment: str, links: Collection[str] = ()) -> str:
@@ -127,5 +134,5 @@ def answer_html(markdown_text: str, safe_tail: str = "") -> str:
 
 def text_html(text: str) -> str:
     """Plain text (a learner's question) shown as text: nothing in it is markup."""
-    escaped = html.escape(str(text or "")).replace("\n", "<br>")
+    escaped = html.escape(normalize(str(text or ""))).replace("\n", "<br>")
     return one_block(f'<div class="cr-text">{escaped}</div>')

@@ -5,8 +5,9 @@ DOCX: one section per heading, located by its heading path ("Week 5 > AVL rotati
 before the first heading. PPTX: one "slide N" section per slide with text: its title, the
 text of its shapes (groups and tables included) and its speaker notes.
 
-Only text is read: equations (Office Math) and images are left out, and a warning says how
-many, so a student knows why a formula on slide 6 is not found.
+Equations (Office Math) are read as LaTeX where they stand (office_math.py, omml.py), so a
+formula is searched and shown with its sentence. Images are left out, and a warning says how
+many, so a student knows why a figure on slide 6 is not found.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from courserag.config.settings import Limits
 from courserag.errors import EmptyFileError, FileTooLargeError
 from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.guard import check_ooxml
+from courserag.ingest.parsers.office_math import ALTERNATE, MC, has_math, in_fallback, paragraph_text, paragraphs_text
 from courserag.ingest.parsers.text import (
     MAX_HEADING_CHARS,
     SECTION_MAX_CHARS,
@@ -34,25 +36,25 @@ from courserag.ingest.parsers.text import (
 from courserag.records import Section
 
 MAX_SHAPE_DEPTH = 20  # nested PowerPoint groups deeper than this are ignored
-_MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}oMath"
 _DRAWING = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}drawing"
 _VML_PICTURE = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}pict"
 _PICTURE = "{http://schemas.openxmlformats.org/presentationml/2006/main}pic"
 
 
-def dropped_warnings(equations: int, images: int) -> list[Notice]:
-    """What was left out of a file, said by count ("3 equations could not be read…")."""
+def dropped_warnings(images: int) -> list[Notice]:
+    """What was left out of a file, said by count ("3 images were left out…")."""
     warnings = []
-    if equations:
-        warnings.append(Notice("equation_dropped" if equations == 1 else "equations_dropped", {"count": equations}))
     if images:
         warnings.append(Notice("image_dropped" if images == 1 else "images_dropped", {"count": images}))
     return warnings
 
 
 def _count(element, tag: str) -> int:
-    """Elements `tag` under `element`, not counting those nested in another one."""
-    return sum(1 for node in element.iter(tag) if not any(a.tag == tag for a in node.iterancestors()))
+    """Elements `tag` under `element`, not counting those nested in another one nor the
+    fallback copies of alternate content (PowerPoint's picture of an equation)."""
+    return sum(
+        1 for node in element.iter(tag) if not any(a.tag == tag for a in node.iterancestors()) and not in_fallback(node)
+    )
 
 
 # --------------------------------------------------------------------------- DOCX
@@ -89,6 +91,15 @@ def _docx_heading_level(paragraph, style_names: dict[str | None, str]) -> int | 
     return int(match.group(1)) if match else None
 
 
+def _paragraph_text(paragraph) -> str:
+    """A paragraph's text, its equations as LaTeX in place (python-docx reads runs only)."""
+    return paragraph_text(paragraph._p) if has_math(paragraph._p) else paragraph.text
+
+
+def _cell_text(cell) -> str:
+    return "\n".join(_paragraph_text(p) for p in cell.paragraphs)
+
+
 def _docx_table_text(table) -> str:
     rows = []
     for row in table.rows:
@@ -98,7 +109,7 @@ def _docx_table_text(table) -> str:
             if cell is previous:  # a horizontally merged cell repeats the same object
                 continue
             previous = cell
-            cells.append(" ".join(squash(cell.text).split("\n")))
+            cells.append(" ".join(squash(_cell_text(cell)).split("\n")))
         if any(cells):
             rows.append(" | ".join(cells))
     return "\n".join(rows)
@@ -114,7 +125,7 @@ def _docx_blocks(document) -> Iterator[tuple[int | None, str]]:
             text = _docx_table_text(item)
             level = None
         else:
-            text = squash(item.text)
+            text = squash(_paragraph_text(item))
             level = _docx_heading_level(item, style_names) if text else None
         if text:
             yield level, text
@@ -151,7 +162,7 @@ def parse_docx(data: bytes, name: str, limits: Limits) -> Extracted:
         raise EmptyFileError(name, "docx_no_text")
     warnings = [truncation_warning(limits.max_text_chars)] if budget.exhausted else []
     body = document.element.body
-    warnings += dropped_warnings(_count(body, _MATH), _count(body, _DRAWING) + _count(body, _VML_PICTURE))
+    warnings += dropped_warnings(_count(body, _DRAWING) + _count(body, _VML_PICTURE))
     return Extracted(sections, number, warnings)
 
 
@@ -172,22 +183,40 @@ def _paragraph_sections(blocks: list[tuple[int, str]]) -> Iterator[Section]:
 # --------------------------------------------------------------------------- PPTX
 
 
+def _frame_text(frame) -> str:
+    """A text frame's text, its equations as LaTeX in place (python-pptx reads runs only)."""
+    return paragraphs_text(frame._txBody) if has_math(frame._txBody) else frame.text
+
+
 def _pptx_shape_texts(shapes, skip_id: int | None, depth: int = 0) -> Iterator[str]:
+    """The text of each shape in slide order; a shape PowerPoint wrapped in alternate content
+    (one holding an equation) is read from its choice, which python-pptx does not list."""
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
     if depth > MAX_SHAPE_DEPTH:
         return
-    for shape in shapes:
-        if shape.shape_id == skip_id:
+    known = {shape._element: shape for shape in shapes}
+    for element in shapes._spTree:
+        if element.tag == ALTERNATE:
+            choice = element.find(f"{{{MC}}}Choice")
+            text = squash(paragraphs_text(choice)) if choice is not None else ""
+            if text:
+                yield text
+            continue
+        shape = known.get(element)
+        if shape is None or shape.shape_id == skip_id:
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             yield from _pptx_shape_texts(shape.shapes, skip_id, depth + 1)
         elif shape.has_text_frame:
-            text = squash(shape.text_frame.text)
+            text = squash(_frame_text(shape.text_frame))
             if text:
                 yield text
         elif getattr(shape, "has_table", False) and shape.has_table:
-            rows = (" | ".join(" ".join(cell.text.split()) for cell in row.cells) for row in shape.table.rows)
+            rows = (
+                " | ".join(" ".join(_frame_text(cell.text_frame).split()) for cell in row.cells)
+                for row in shape.table.rows
+            )
             text = clean("\n".join(row for row in rows if row.strip(" |")))
             if text:
                 yield text
@@ -224,10 +253,9 @@ def parse_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
     sections: list[Section] = []
     blank: list[int] = []
     slides_read = 0
-    equations = images = 0
+    images = 0
     for number, slide in enumerate(slides, 1):
         slides_read = number
-        equations += _count(slide.element, _MATH)
         images += _count(slide.element, _PICTURE)
         title, text = _slide_text(slide)
         if not text:
@@ -244,5 +272,5 @@ def parse_pptx(data: bytes, name: str, limits: Limits) -> Extracted:
         warnings.append(numbered("slide_no_text", "slides_no_text", blank))
     if budget.exhausted:
         warnings.append(truncation_warning(limits.max_text_chars))
-    warnings += dropped_warnings(equations, images)
+    warnings += dropped_warnings(images)
     return Extracted(sections, slides_read, warnings)

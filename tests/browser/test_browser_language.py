@@ -1,0 +1,124 @@
+"""Issue 21, point 5: one language at a time. The page is used in English (a note uploaded,
+answers and a refusal, the instructor tab unlocked), then switched to 中文 while unlocked;
+every visible string of both tabs (text, placeholders, accessible names, titles) must then
+be Chinese: an English word is allowed only in a file name, a course code, code, or the
+learner's own words and the course's quoted text. A refusal's hint follows the interface
+language, whatever the question's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
+from tests.browser_app import CHROMIUM, open_app, select_course, unlock
+from tests.browser_support import ask, settle, upload, wait_ready
+
+pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
+    pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
+# Every visible string under the selected tab: text nodes, then the names a screen reader
+# or a tooltip says. Learners' words (their questions), quoted course text (passages, the
+# answer's quotes) and code are content, not the interface, and are left out.
+VISIBLE_STRINGS_JS = """(skip) => {
+  const out = [];
+  const shown = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement, text = node.textContent.trim();
+    if (text && el && !el.closest(skip) && shown(el)) out.push(text);
+  }
+  for (const el of document.body.querySelectorAll('[placeholder], [aria-label], [title]')) {
+    if (el.closest(skip) || !shown(el)) continue;
+    for (const name of ['placeholder', 'aria-label', 'title']) {
+      const value = el.getAttribute(name);
+      if (value && value.trim()) out.push(value.trim());
+    }
+  }
+  return out;
+}"""
+CONTENT = ", ".join(
+    [
+        "code",
+        "pre",
+        ".katex",
+        "script",
+        "style",
+        "[data-testid='user']",  # the learner's questions
+        ".cr-quote",  # an answer's quoted sentences
+        ".cr-passage",  # the cited text (the source panel copies it)
+        ".cr-fname",  # file names
+        "#cr-gaps-table [role='gridcell']",  # learners' questions
+        "#cr-examples button",  # the course's example questions, as its instructor wrote them
+    ]
+)
+FILE_NAME = re.compile(r"[^\s|·:：，、()（）]+\.(?:md|markdown|pdf|docx|pptx|ipynb|txt|py|yaml|json|csv)\b", re.I)
+PATH = re.compile(r"(?:/[\w.\-]+){2,}")  # where the app writes (the instructor tab names it)
+COURSE_CODE = re.compile(r"\b[A-Za-z]{2,5}\d{3,5}\b")
+EXTENSION = re.compile(r"(?<![\w])\.[a-z]{2,8}\b")  # the upload box lists ".pdf .docx …"
+# Names that are the same in every language: the framework, formats and their programs, units,
+# and "English", the other choice of the language switch, named in its own language.
+NAMES = {"Gradio", "API", "PDF", "Word", "PowerPoint", "Markdown", "Jupyter", "Python", "KB", "MB", "GB", "UTC", "ms"}
+NAMES |= {"English"}
+ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_words(strings: list[str]) -> list[tuple[str, str]]:
+    found = []
+    for text in strings:
+        rest = EXTENSION.sub(" ", COURSE_CODE.sub(" ", PATH.sub(" ", FILE_NAME.sub(" ", text))))
+        found += [(word, text) for word in ENGLISH_WORD.findall(rest) if word not in NAMES]
+    return found
+
+
+def visible_strings(page) -> list[str]:
+    settle(page)
+    return page.evaluate(VISIBLE_STRINGS_JS, CONTENT)
+
+
+def last_answer_text(page) -> str:
+    return page.locator("#cr-chat [data-testid='bot']").last.inner_text()
+
+
+def test_issue21_5_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(
+    browser, server, tmp_path, instructor
+):
+    context, page = open_app(browser, server, width=1366, height=1000, locale="en-US")
+    try:
+        select_course(page, "DS2010 数据科学导论")
+        notes = tmp_path / "聚类笔记.md"
+        notes.write_text("# 聚类\n\nK 均值聚类把样本分到最近的簇中心，直到簇中心不再变化。\n", encoding="utf-8")
+        upload(page, notes)
+        wait_ready(page, notes.name)
+        ask(page, "K 均值聚类什么时候停止？")
+        ask(page, "火星上的咖啡馆几点开门？")
+        assert "Try rephrasing" in last_answer_text(page)  # the English interface's hint, on a Chinese question
+        unlock(page)
+        page.wait_for_selector("#cr-instr-status:has-text('Unlocked')")
+
+        page.get_by_role("tab", name="Study").click()
+        page.locator("#cr-lang").get_by_text("中文").click()
+        page.wait_for_function("document.documentElement.lang.startsWith('zh')")
+        settle(page)
+        assert "换个说法" in last_answer_text(page) and "Try rephrasing" not in last_answer_text(page)
+        study = english_words(visible_strings(page))
+
+        page.get_by_role("tab", name=re.compile("教师")).click()
+        settle(page)
+        status = page.inner_text("#cr-instr-status")
+        assert "已锁定" not in status and "🔒" not in status, status
+        assert page.locator("#cr-instr-panel").is_visible()
+        instructor_tab = english_words(visible_strings(page))
+        assert study == [] and instructor_tab == [], {"study": study, "instructor": instructor_tab}
+
+        page.get_by_role("tab", name=re.compile("学习")).click()
+        settle(page)
+        select_course(page, "CSC3100 Data Structures")
+        ask(page, "Is there a field trip to the zoo?")  # an English question, refused
+        assert "换个说法" in last_answer_text(page) and "Try rephrasing" not in last_answer_text(page)
+    finally:
+        context.close()
