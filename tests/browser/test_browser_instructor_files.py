@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, unlock
+from tests.browser_app import CHROMIUM, open_app, unlock
 from tests.browser_support import settle
 
 pytestmark = pytest.mark.slow
@@ -45,6 +45,34 @@ def summary_says(page, text: str) -> None:
     settle(page)
 
 
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        outer["x"] - SLACK <= inner["x"]
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + SLACK
+        and outer["y"] - SLACK <= inner["y"]
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + SLACK
+    )
+
+
+def assert_prompt_in_view(page) -> None:
+    """The "replace or keep both" prompt, once scrolled to, is drawn whole in the viewport,
+    right under the upload box and above the file picker, its buttons inside it with their
+    labels uncut, and the page does not scroll sideways: at every width a phone may have."""
+    page.locator("#cr-clash-box").first.scroll_into_view_if_needed()
+    settle(page)
+    screen = {"x": 0, "y": 0, "width": page.evaluate("document.documentElement.clientWidth")}
+    screen["height"] = page.evaluate("window.innerHeight")
+    prompt, drop = box(page, "#cr-clash-box"), box(page, "#cr-instr-upload")
+    assert inside(prompt, screen), (prompt, screen)
+    assert prompt["y"] >= drop["y"] + drop["height"] - SLACK  # right under the upload box…
+    assert prompt["y"] + prompt["height"] <= box(page, "#cr-file-pick")["y"] + SLACK  # …above the file picker
+    for part in ("#cr-clash-question", "#cr-clash-replace", "#cr-clash-keep", "#cr-clash-no"):
+        assert inside(box(page, part), prompt), part
+        assert page.locator(part).first.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1"), f"{part} is cut off"
+    wide = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert wide <= 0, f"the page scrolls sideways by {wide} px"
+
+
 def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores(page, server, instructor, tmp_path):
     homework = server.root / "courses" / "csc3100" / "homework"
     unlock(page)
@@ -63,20 +91,7 @@ def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores
         settle(page)
         question = page.inner_text("#cr-clash-question")
         assert "week10_tries.md" in question and "week10_tries (2).md" in question and "homework" in question
-        prompt, drop, viewport = box(page, "#cr-clash-box"), box(page, "#cr-instr-upload"), page.viewport_size
-        assert prompt["x"] >= -SLACK and prompt["x"] + prompt["width"] <= viewport["width"] + SLACK
-        assert prompt["y"] >= drop["y"] + drop["height"] - SLACK  # right under the upload box…
-        assert prompt["y"] + prompt["height"] <= box(page, "#cr-file-pick")["y"] + SLACK  # …above the file picker
-        for button in ("#cr-clash-replace", "#cr-clash-keep", "#cr-clash-no"):
-            inner = box(page, button)
-            assert (
-                prompt["x"] - SLACK <= inner["x"]
-                and inner["x"] + inner["width"] <= prompt["x"] + prompt["width"] + SLACK
-            )
-            assert (
-                prompt["y"] - SLACK <= inner["y"]
-                and inner["y"] + inner["height"] <= prompt["y"] + prompt["height"] + SLACK
-            )
+        assert_prompt_in_view(page)
         assert "Version A" in (homework / "week10_tries.md").read_text(encoding="utf-8")
         page.click("#cr-clash-keep")
         summary_says(page, "homework/week10_tries (2).md was added")
@@ -120,3 +135,24 @@ def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores
         for added in homework.glob("week10_tries*.md"):
             added.unlink()
         server.engine.build_course("csc3100")
+
+
+@pytest.mark.parametrize("width", [420, 360])
+def test_issue21_3_the_replace_or_keep_both_prompt_fits_a_phone(browser, server, instructor, tmp_path, width):
+    syllabus = server.root / "courses" / "csc3100" / "syllabus.md"
+    before = syllabus.read_bytes()
+    context, page = open_app(browser, server, width=width, height=800)
+    try:
+        unlock(page)
+        taken = tmp_path / "syllabus.md"
+        taken.write_text("# Syllabus\n\nA learner's copy.\n", encoding="utf-8")
+        send(page, taken)
+        page.wait_for_selector("#cr-clash-box:visible")
+        settle(page)
+        assert "syllabus.md" in page.inner_text("#cr-clash-question")
+        assert_prompt_in_view(page)
+        page.click("#cr-clash-no")
+        page.wait_for_selector("#cr-clash-box", state="hidden")
+        assert syllabus.read_bytes() == before
+    finally:
+        context.close()
