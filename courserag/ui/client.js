@@ -233,6 +233,19 @@
   new MutationObserver(nameByText).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label", "title"] });
   nameByText();
 
+  // The question box takes the focus when the page opens, without scrolling to it. Gradio's
+  // autofocus calls a plain focus(), which scrolls: on a short screen (1366 x 700) the page
+  // opened ~263 px down at the question box, the course picker above it out of sight.
+  const focusQuestion = () => {
+    const box = document.querySelector("#cr-question textarea");
+    if (box && (!document.activeElement || document.activeElement === document.body)) box.focus({ preventScroll: true });
+    return Boolean(box);
+  };
+  if (!focusQuestion()) {
+    const waiting = new MutationObserver(() => focusQuestion() && waiting.disconnect());
+    waiting.observe(document.body, { childList: true, subtree: true });
+  }
+
   const observer = new MutationObserver(() => {
     const toggle = document.getElementById("cr-sidebar-toggle");
     if (toggle) {

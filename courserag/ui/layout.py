@@ -174,8 +174,7 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                         lines=1,
                         max_lines=6,
                         scale=6,
-                        elem_id="cr-question",
-                        autofocus=True,
+                        elem_id="cr-question",  # focused on load by client.js, without scrolling
                         text={"label": "question_label", "placeholder": "question_placeholder"},
                     )
                     send = labels.add(

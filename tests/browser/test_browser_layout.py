@@ -105,10 +105,9 @@ def test_issue21_1_the_sidebar_opens_in_view_and_the_course_in_use_is_always_sho
             assert (
                 not page.locator("#cr-sidebar-toggle").is_visible() and not page.locator("#cr-course-chip").is_visible()
             )
-            # On a 700 px high desktop screen the page may open scrolled to the question box;
-            # the sidebar with the course picker is at the top of the page.
-            page.evaluate("window.scrollTo(0, 0)")
-            settle(page)
+            # The page opens at its top, the question box focused (not scrolled to: issue 21).
+            assert page.evaluate("window.scrollY") == 0, "the page opened scrolled down"
+            assert page.evaluate("document.activeElement.closest('#cr-question') !== null")
             assert_inside(box(page, "#cr-course"), screen, "course picker")
             select_course(page, "DS2010 数据科学导论")
             assert "DS2010" in page.locator("#cr-course input").input_value()
