@@ -9,7 +9,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test test-fast test-all lint bench setup setup-dev index browser clean
+.PHONY: run test test-fast test-all lint bench setup setup-dev index browser screenshots clean
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ lint: setup-dev
 # long variants that are flagged off by default.
 test-all: setup-dev browser
 	FULL_LOAD_TEST=1 $(PY) -m pytest
+
+# docs/*.png: the browser tests marked `screenshots`, on the sample courses, saving into docs/.
+screenshots: setup-dev browser
+	UPDATE_SCREENSHOTS=1 $(PY) -m pytest tests/browser -m screenshots -q
 
 bench: setup-dev
 	$(PY) -m bench.run

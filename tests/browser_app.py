@@ -38,8 +38,8 @@ __all__ = [
 ]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-# Screenshots of the main screens: docs/ is refreshed only on request, so an ordinary test run
-# leaves the repository unchanged (UPDATE_SCREENSHOTS=1 make test to refresh docs/*.png).
+# Screenshots of the main screens, taken by the tests marked `screenshots`: docs/ is refreshed
+# only on request (`make screenshots`), so an ordinary test run leaves the repository unchanged.
 SHOTS = PROJECT_ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else ".test-artifacts/screenshots")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -123,9 +123,11 @@ def instructor(monkeypatch):
     return TOKEN
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, full_page: bool = True) -> None:
+    """The settled page, whole, or only the viewport (a sheet fixed over it is drawn as seen)."""
+    settle(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name), full_page=True)
+    page.screenshot(path=str(SHOTS / name), full_page=full_page)
 
 
 def select_course(page, label: str) -> None:

@@ -56,6 +56,7 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
     pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
 
 
+@pytest.mark.screenshots
 def test_each_sample_course_gives_a_cited_answer(page):
     answer = ask(page, "What is the late policy for homework?")
     cites = citations(answer)
@@ -85,6 +86,7 @@ def test_each_sample_course_gives_a_cited_answer(page):
     assert any(c["file"] == "课程大纲.md" for c in cites), cites
 
 
+@pytest.mark.screenshots
 def test_pdf_and_docx_uploads_are_cited_with_the_right_place_and_removed(page, tmp_path):
     notes = pdf(
         tmp_path / "protocol_notes.pdf",
@@ -204,6 +206,7 @@ def test_feedback_is_written_to_data_dir(page, server):
     assert record["citations"] and all(set(c) == {"n", "source", "locator", "origin"} for c in record["citations"])
 
 
+@pytest.mark.screenshots
 def test_interface_follows_the_browser_language_and_the_switch(browser, server):
     context, page = open_app(browser, server, locale="zh-CN")
     try:
@@ -351,6 +354,7 @@ def test_issue12_3_upload_progress_counts_pages_in_one_bar(page, server, tmp_pat
     assert "✓ numbat_ledger.pdf: 40 pages read" in page.inner_text("#cr-upload-log")
 
 
+@pytest.mark.screenshots
 def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(page, server, tmp_path):
     # A course PDF: [n] opens the panel; the passage is highlighted; the original opens at the page.
     answer = ask(page, "What is the default maximum load factor before rehashing?")
@@ -488,6 +492,7 @@ def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, 
         context.close()
 
 
+@pytest.mark.screenshots
 def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_resolvable(
     page, server, tmp_path, instructor
 ):
@@ -524,6 +529,7 @@ def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_r
     screenshot(page, "instructor.png")
 
 
+@pytest.mark.screenshots
 def test_issue12_7_narrow_screens_put_the_chat_first_and_ids_are_unique(browser, server):
     context, page = open_app(browser, server, width=420, height=820)
     try:
@@ -543,9 +549,11 @@ def test_issue12_7_narrow_screens_put_the_chat_first_and_ids_are_unique(browser,
         page.wait_for_selector("#cr-course", state="visible")
         assert toggle.get_attribute("aria-expanded") == "true"
         assert page.locator("#cr-course").bounding_box()["y"] >= -1  # opened at the top of the page (issue 21)
-        ask(page, "What is the late policy for homework?")
+        answer = ask(page, "What is the late policy for homework?")
         screenshot(page, "narrow.png")
         assert duplicate_ids(page) == []
+        open_source(page, answer, 1)
+        screenshot(page, "narrow_source_panel.png", full_page=False)
     finally:
         context.close()
 
@@ -631,6 +639,7 @@ def test_issue12_8_dropped_images_are_named_and_equations_kept(page, tmp_path):
     assert "1 image was left out" in log and "equation" not in log  # issue 21.7: equations are read
 
 
+@pytest.mark.screenshots
 def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(
     browser, page, server, instructor, tmp_path
 ):

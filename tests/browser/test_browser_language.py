@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, open_app, select_course, unlock
+from tests.browser_app import CHROMIUM, open_app, screenshot, select_course, unlock
 from tests.browser_support import ask, settle, upload, wait_ready
 
 pytestmark = pytest.mark.slow
@@ -84,6 +84,7 @@ def last_answer_text(page) -> str:
     return page.locator("#cr-chat [data-testid='bot']").last.inner_text()
 
 
+@pytest.mark.screenshots
 def test_issue21_5_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(
     browser, server, tmp_path, instructor
 ):
@@ -113,6 +114,7 @@ def test_issue21_5_switched_to_chinese_while_unlocked_every_visible_string_is_ch
         assert "已锁定" not in status and "🔒" not in status, status
         assert page.locator("#cr-instr-panel").is_visible()
         instructor_tab = english_words(visible_strings(page))
+        screenshot(page, "instructor_zh.png")
         assert study == [] and instructor_tab == [], {"study": study, "instructor": instructor_tab}
 
         page.get_by_role("tab", name=re.compile("学习")).click()
