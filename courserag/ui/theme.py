@@ -53,12 +53,13 @@ table.cr-notes { width: 100%; font-size: 0.88em; border-collapse: collapse; }
 table.cr-notes th, table.cr-notes td { text-align: left; padding: 0.2em 0.3em;
   border-bottom: 1px solid var(--border-color-primary); }
 table.cr-notes td:first-child { overflow-wrap: anywhere; word-break: break-word; min-width: 4em; }
-table.cr-notes th, table.cr-notes td:not(:first-child) { white-space: nowrap; }
+/* "2 paragraphs" may wrap and ✕ is a small button, so the columns fit a 310 px sidebar. */
+table.cr-notes th, table.cr-notes td:nth-child(n+3) { white-space: nowrap; }
 #cr-course-chip { display: none; }
 .cr-chip { font-size: 0.92em; overflow-wrap: anywhere; }
 progress.cr-progress { width: 100%; height: 0.8em; accent-color: #4338ca; }
 .cr-empty { font-size: 0.9em; color: var(--cr-subdued); }
-.cr-remove-file { max-width: 100%; }
+#cr-notes button.cr-remove-file { max-width: 100%; min-width: 0; padding: 0.1em 0.4em; line-height: 1.3; }
 #cr-chat .message-content .md { opacity: 1 !important; }  /* Gradio dims answers to 0.8: text below 4.5:1 */
 .cr-sources { margin-top: 0.7em; padding-top: 0.4em; border-top: 1px solid var(--border-color-primary); font-size: 0.92em; }
 .cr-sources-title { font-weight: 600; margin-bottom: 0.2em; }
