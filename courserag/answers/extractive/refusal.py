@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from courserag.answers.extractive.logistic import Logistic, parsed_weights
+
 WEIGHTS_FILE = Path(__file__).with_name("refusal_weights.json")
 TOP = 8  # units looked at: the best ones by score
 
@@ -43,51 +45,20 @@ FEATURES = (
 
 
 @dataclass(frozen=True)
-class RefusalModel:
-    """Standardised logistic regression: p(answer) = sigmoid(bias + coef · (x - mean) / scale)."""
+class RefusalModel(Logistic):
+    """p(answer) from the standardised logistic model, and the operating point chosen on val."""
 
-    names: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    bias: float
     threshold: float  # answer when p(answer) >= threshold
-
-    def probability(self, features: Mapping[str, float]) -> float:
-        z = self.bias + sum(
-            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
-        )
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def answers(self, features: Mapping[str, float]) -> bool:
         return self.probability(features) >= self.threshold
 
     def to_dict(self) -> dict:
-        return {
-            "names": list(self.names),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "bias": self.bias,
-            "threshold": self.threshold,
-        }
+        return {**super().to_dict(), "threshold": self.threshold}
 
     @staticmethod
     def from_dict(data: Mapping) -> "RefusalModel":
-        names = tuple(data["names"])
-        if set(names) - set(FEATURES):
-            raise ValueError(f"unknown refusal features {sorted(set(names) - set(FEATURES))}")
-        lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
-        if lengths != {len(names)}:
-            raise ValueError(f"refusal weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
-        return RefusalModel(
-            names,
-            tuple(map(float, data["mean"])),
-            tuple(float(s) or 1.0 for s in data["scale"]),
-            tuple(map(float, data["coef"])),
-            float(data["bias"]),
-            float(data["threshold"]),
-        )
+        return RefusalModel(*parsed_weights(data, FEATURES, "refusal"), float(data["threshold"]))
 
 
 @lru_cache(maxsize=4)

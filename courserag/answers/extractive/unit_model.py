@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from courserag.answers.extractive.logistic import Logistic, parsed_weights
+
 WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
 
 # The features, in the order of the weights file; each is a plain number about one unit
@@ -44,48 +46,12 @@ FEATURES = (
 )
 
 
-@dataclass(frozen=True)
-class UnitModel:
-    """Standardised logistic regression: p(holds) = sigmoid(bias + coef · (x - mean) / scale)."""
-
-    names: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    bias: float
-
-    def logit(self, features: Mapping[str, float]) -> float:
-        return self.bias + sum(
-            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
-        )
-
-    def probability(self, features: Mapping[str, float]) -> float:
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.logit(features)))))
-
-    def to_dict(self) -> dict:
-        return {
-            "names": list(self.names),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "bias": self.bias,
-        }
+class UnitModel(Logistic):
+    """p(holds the answer) from the standardised logistic model."""
 
     @staticmethod
     def from_dict(data: Mapping) -> "UnitModel":
-        names = tuple(data["names"])
-        if set(names) - set(FEATURES):
-            raise ValueError(f"unknown unit features {sorted(set(names) - set(FEATURES))}")
-        lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
-        if lengths != {len(names)}:
-            raise ValueError(f"unit weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
-        return UnitModel(
-            names,
-            tuple(map(float, data["mean"])),
-            tuple(float(s) or 1.0 for s in data["scale"]),
-            tuple(map(float, data["coef"])),
-            float(data["bias"]),
-        )
+        return UnitModel(*parsed_weights(data, FEATURES, "unit"))
 
 
 @lru_cache(maxsize=4)

@@ -1,0 +1,56 @@
+"""The standardised logistic regression both fitted decisions use (refusal.py, unit_model.py).
+
+One place for the arithmetic and the weight file's shape, so the refusal model and the unit
+model cannot drift apart in how they read, clamp or serialise their weights.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """p = sigmoid(bias + coef · (x - mean) / scale), over the named features."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    bias: float
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        return self.bias + sum(
+            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
+        )
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.logit(features)))))
+
+    def to_dict(self) -> dict:
+        return {
+            "names": list(self.names),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "bias": self.bias,
+        }
+
+
+def parsed_weights(data: Mapping, known: tuple[str, ...], what: str) -> tuple:
+    """The five fields of a weight file, checked against the features the code computes."""
+    names = tuple(data["names"])
+    if set(names) - set(known):
+        raise ValueError(f"unknown {what} features {sorted(set(names) - set(known))}")
+    lengths = {len(data[k]) for k in ("mean", "scale", "coef")}
+    if lengths != {len(names)}:
+        raise ValueError(f"{what} weights: {len(names)} names but mean/scale/coef of lengths {sorted(lengths)}")
+    return (
+        names,
+        tuple(map(float, data["mean"])),
+        tuple(float(s) or 1.0 for s in data["scale"]),
+        tuple(map(float, data["coef"])),
+        float(data["bias"]),
+    )
