@@ -22,6 +22,7 @@ from courserag.engine.requests import Question
 from courserag.errors import LLMUnavailableError, StoreUnavailableError
 from courserag.i18n.messages import Notice
 from courserag.lang.bridge import english_words
+from courserag.lang.identifiers import extract_identifiers
 from courserag.lang.textnorm import is_chinese, word_tokens
 from courserag.records import ScoredChunk
 from courserag.results import Retrieval
@@ -84,7 +85,7 @@ class Retriever:
         floor = self._floor(vector)
         # The course's own code names the course, not a fact: it must not lift every chunk
         # that mentions it above the one that answers.
-        identifiers = ranking.extract_identifiers(query) - own_codes(course)
+        identifiers = extract_identifiers(query) - own_codes(course)
         rank_query = RankQuery(tuple(tokens), identifiers, query_is_chinese, floor, parts.embedder.reads_chinese)
         ranked = keep_material(
             parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k

@@ -12,20 +12,14 @@ question sets with bench/evaluation; docs/EVALUATION.md has the tables.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Protocol, Sequence
 
+from courserag.lang.identifiers import chunk_identifiers, identifier_match
 from courserag.lang.matching import matched_tokens
-from courserag.lang.matching import normalized_text as _normalized_text
-from courserag.lang.textnorm import STOPWORDS, is_chinese, normalize, token_weight
+from courserag.lang.textnorm import is_chinese, token_weight
 from courserag.records import ScoredChunk
-
-# Course codes, assignment and policy ids: "CSC3100", "CS 101", "MAT-2040", "HW3",
-# "X-2023-001". Letters then digits, optionally separated by one space or hyphen, and
-# optionally more hyphenated number groups.
-_IDENTIFIER = re.compile(r"(?<![a-z0-9])([a-z]{1,6})[ \-]?(\d{1,5}(?:-\d{1,5})*)(?![a-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -73,68 +67,6 @@ CANDIDATE_FLOOR = 0.25  # once a question passes its gate, weaker candidates are
 # off-topic because most of its words are in no single chunk.
 OVERLAP_WORD_CAP = 6
 WEIGHTED_WORD_CAP = 8
-
-
-def _identifiers_in_normalized(normalized: str) -> frozenset[str]:
-    """extract_identifiers of an already normalised text. A match is ASCII letters and
-    digits (hyphens between digit groups) cut from normalised text, so normalising one
-    reduces to dropping the hyphens and upper-casing.
-
-    A function word or a lone letter before a number is not an identifier: in SQuAD, 122 of
-    1,440 questions had "in 1973", "the 1973" or "ABC's 1998" read as IN1973, THE1973, S1998,
-    and the identifier bonus then ranked any chunk with those words first.
-    """
-    found = set()
-    for m in _IDENTIFIER.finditer(normalized):
-        letters = m.group(1)
-        spaced = m.end(1) < m.start(2) and normalized[m.end(1)] == " "
-        if letters in STOPWORDS or (spaced and len(letters) == 1):
-            continue
-        found.add((letters + m.group(2)).replace("-", "").upper())
-    return frozenset(found)
-
-
-def extract_identifiers(text: str) -> frozenset[str]:
-    """Identifier-like tokens of a text, normalised: 'MAT-2040', 'mat 2040' and 'ＭＡＴ２０４０' all become 'MAT2040'."""
-    return _identifiers_in_normalized(normalize(text))
-
-
-@lru_cache(maxsize=65536)
-def _chunk_view(text: str) -> tuple[str, frozenset[str]]:
-    """Normalised text and identifiers of a chunk, cached. Only questions with an
-    identifier need the identifiers (a regex scan of the chunk), so they are found here
-    and not in _normalized_text."""
-    normalized = _normalized_text(text)
-    return normalized, _identifiers_in_normalized(normalized)
-
-
-def _within_one_edit(a: str, b: str) -> bool:
-    """Damerau (optimal string alignment) distance <= 1: one typo or one transposition."""
-    if a == b:
-        return True
-    if abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diffs = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diffs) == 1:
-            return True
-        return (
-            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
-        )
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
-
-
-def identifier_match(query_ids: Iterable[str], chunk_ids: frozenset[str]) -> float:
-    """1.0 for an exact identifier hit, 0.5 for a near miss (typo), else 0."""
-    best = 0.0
-    for qid in query_ids:
-        if qid in chunk_ids:
-            return 1.0
-        # Typo tolerance only for long ids: "HW3" vs "HW4" must stay different.
-        if len(qid) >= 5 and any(_within_one_edit(qid, cid) for cid in chunk_ids if cid[:1] == qid[:1]):
-            best = 0.5
-    return best
 
 
 def text_overlap(query_tokens: Sequence[str], text: str) -> float:
@@ -315,7 +247,7 @@ def rerank_hybrid(
     for c, zv, zl in zip(candidates, vectors, lexicals):
         found = matched_tokens(tokens, c.chunk.text)
         overlap = len(found) / len(tokens) if tokens else 0.0
-        identifier = identifier_match(query_identifiers, _chunk_view(c.chunk.text)[1]) if query_identifiers else 0.0
+        identifier = identifier_match(query_identifiers, chunk_identifiers(c.chunk.text)) if query_identifiers else 0.0
         score = weights.vector * zv + weights.lexical * zl + weights.overlap * overlap
         ranked = c.with_score(score + IDENTIFIER_BONUS * identifier, overlap=overlap, identifier=identifier)
         cross = cross_lingual and _is_chinese_text(c.chunk.text) != query_is_chinese

@@ -4,11 +4,9 @@
   if (window.crReady) return;
   window.crReady = true;
   // Gradio's own words that do not follow a locale change made after the page loaded
-  // (the upload box draws them once): the same words as Gradio's en and zh-CN dictionaries.
-  const WORDS = {
-    en: { close: "Close", drop: "Drop File Here", or: "- or -", click: "Click to Upload", file: "File upload" },
-    zh: { close: "关闭", drop: "将文件拖放到此处", or: "- 或 -", click: "点击上传", file: "文件上传" },
-  };
+  // (the upload box draws them once): the text catalog's ui.gradio_* keys, filled in by
+  // ui/theme.client_js.
+  const WORDS = __CR_GRADIO_WORDS__;
   const lang = () => (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 
   // -- the page language: <html lang> and Gradio's own strings ------------------------
@@ -162,7 +160,12 @@
     const meta = panel.querySelector("#cr-sp-meta");
     meta.innerHTML = "";
     const loc = cite.querySelector(".cr-loc");
-    if (loc) meta.appendChild(loc.cloneNode(true));
+    if (loc) {
+      // In the answer the locator follows the file name ("a.pdf · page 4"); here it starts a line.
+      const place = loc.cloneNode(true);
+      place.textContent = place.textContent.replace(/^\s*·\s*/, "");
+      meta.appendChild(place);
+    }
     const badge = cite.querySelector(".cr-badge");
     if (badge) meta.appendChild(badge.cloneNode(true));
     copy(".cr-hl-note", panel.querySelector("#cr-sp-note"));

@@ -66,17 +66,36 @@ class FileActions:
             yield self._said(course_id, lang, f"⚠️ {html.escape(exc.say(lang))}")
             return
         if taken:  # nothing stored yet: the files wait in the box for the instructor's choice
-            where = t(lang, "instr_folder_root") if folder in (None, "", ROOT) else f"`{folder}`"
-            question = t(
-                lang,
-                "instr_clash_question",
-                folder=where,
-                names=html.escape(", ".join(taken)),
-                example=html.escape(self.tools.kept_name(course_id, taken[0], folder)),
-            )
+            question = self._clash_question(course_id, taken, folder, lang)
             yield (*(gr.skip(),) * BUILD_OUTPUTS, gr.skip(), gr.update(visible=True), question)
             return
         yield from self._adding(course_id, uploads, folder, "ask", lang)
+
+    def _clash_question(self, course_id: str, taken: list[str], folder, lang: str) -> str:
+        where = t(lang, "instr_folder_root") if folder in (None, "", ROOT) else f"`{folder}`"
+        return t(
+            lang,
+            "instr_clash_question",
+            folder=where,
+            names=html.escape(", ".join(taken)),
+            example=html.escape(self.tools.kept_name(course_id, taken[0], folder)),
+        )
+
+    def prompt_questions(self, course_id: str, files, folder, picked, lang: str) -> tuple:
+        """The questions of the replace-or-keep-both, remove and rebuild prompts said in `lang`
+        (after a language switch; the caller has checked the token). A prompt's box keeps its
+        visibility: a question of a hidden box is only rewritten."""
+        uploads = _uploads(files)
+        try:
+            taken = self.tools.clashes(course_id, [name for _, name in uploads], folder) if uploads else []
+        except CourseRagError:
+            taken = []
+        clash = self._clash_question(course_id, taken, folder, lang) if taken else gr.skip()
+        remove = self._remove_question(picked, lang) if picked else gr.skip()
+        return clash, remove, self.rebuild_question(course_id, lang)
+
+    def _remove_question(self, name: str, lang: str) -> str:
+        return t(lang, "instr_remove_question", name=html.escape(name), days=self._days())
 
     def _adding(self, course_id, uploads, folder, on_clash, lang):
         folder = str(folder or ROOT)
@@ -119,7 +138,7 @@ class FileActions:
             return gr.update(visible=False), ""
         if not name:
             return gr.update(visible=True), t(lang, "instr_nothing_picked")
-        return gr.update(visible=True), t(lang, "instr_remove_question", name=html.escape(name), days=self._days())
+        return gr.update(visible=True), self._remove_question(name, lang)
 
     def remove_file(self, token, course_id, name, lang, request: gr.Request = None):
         """Move the picked file to the course's trash and drop it from the index."""

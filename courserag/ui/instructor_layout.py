@@ -85,7 +85,8 @@ def build_instructor_tab(
                 elem_id="cr-instr-upload",
                 text={"label": "instr_add_files"},
             )
-            with gr.Group(visible=False, elem_classes=["cr-confirm"], elem_id="cr-clash-box") as clash_box:
+            # The id sits on a Column: Gradio's Group writes its elem_id on two nested divs.
+            with gr.Column(visible=False, elem_id="cr-clash-box") as clash_box, gr.Group(elem_classes=["cr-confirm"]):
                 clash_text = gr.Markdown("", elem_id="cr-clash-question", padding=True)
                 with gr.Row():
                     clash_replace = labels.add(
@@ -197,7 +198,13 @@ def build_instructor_tab(
     token.submit(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_unlock_submit", **private)
     refresh.click(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_refresh", **private)
     course.input(tab.unlock, unlock_inputs, unlock_outputs, api_name="instructor_course", **private)
-    lang_state.change(tab.relabel, unlock_inputs, [*unlock_outputs, batch_table], queue=False, **private)
+    lang_state.change(
+        tab.relabel,
+        [*unlock_inputs, add, folder_pick, file_pick],
+        [*unlock_outputs, batch_table, clash_text, remove_text, confirm_text],
+        queue=False,
+        **private,
+    )
 
     build_outputs = [status, panel, summary, stats, files, cited, gaps, progress, confirm_box]
     build_outputs += [gap_pick, file_pick, folder_pick, trash_pick]

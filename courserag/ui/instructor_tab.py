@@ -147,28 +147,41 @@ class InstructorTab(FileActions):
             *picks,
         )
 
-    def relabel(self, token, course_id, lang, request: gr.Request = None):
+    def relabel(self, token, course_id, lang, files=None, folder=ROOT, picked=None, request: gr.Request = None):
         """A language switch: the status, statistics and tables said again in `lang`, and
-        the tab stays as it was (unlocked or not; unsaved course details kept). Outputs: as
-        `unlock`, then the batch table (its headers)."""
+        the tab stays as it was (unlocked or not; unsaved course details kept; an open prompt
+        asked again in `lang`). Outputs: as `unlock`, then the batch table (its headers), then
+        the questions of the replace-or-keep-both, remove and rebuild prompts."""
         lang = normalize_lang(lang)
         keep = (gr.skip(),) * 4  # course picker, name, description, examples
         if not token:  # nothing typed: only the lock's words (no token check, nothing counted)
             state = check_token(None, course_id)
-            stats, files, cited, gaps, *picks = self._empty_tables(lang)
+            stats, files_table, cited, gaps, *picks = self._empty_tables(lang)
             return (
                 t(lang, _LOCK_MESSAGE.get(state, "instr_locked")),
                 gr.skip(),
                 stats,
-                files,
+                files_table,
                 cited,
                 gaps,
                 *keep,
                 *picks,
                 views.batch_table([], lang),
+                *(gr.skip(),) * 3,
             )
-        status, panel, stats, files, cited, gaps, *rest = self.unlock(token, course_id, lang, request)
-        return (status, panel, stats, files, cited, gaps, *keep, *rest[4:], views.batch_table([], lang))
+        status, panel, stats, files_table, cited, gaps, *rest = self.unlock(token, course_id, lang, request)
+        picks, prompts = rest[4:], (gr.skip(),) * 3
+        if panel.get("visible") is True and rest[0].get("value") == course_id:  # unlocked, same course
+            folder_pick, trash_pick = self.file_picks(course_id, lang, folder or ROOT)
+            # what was picked stays picked; only the pickers' translated labels change
+            picks = (gr.skip(), gr.skip(), folder_pick, gr.update(choices=trash_pick["choices"]))
+            prompts = self.prompt_questions(course_id, files, folder, picked, lang)
+        return (status, panel, stats, files_table, cited, gaps, *keep, *picks, views.batch_table([], lang), *prompts)
+
+    def rebuild_question(self, course_id: str, lang: str) -> str:
+        course = self.engine.course(course_id)
+        count = len(self.tools.files(course_id))
+        return t(lang, "instr_rebuild_question", course=html.escape(course.name), files=count)
 
     # -- builds, with a progress bar --------------------------------------------------------
 
@@ -277,9 +290,7 @@ class InstructorTab(FileActions):
         lang = normalize_lang(lang)
         if self._locked(token, course_id, lang, request):
             return gr.update(visible=False), ""
-        course = self.engine.course(course_id)
-        count = len(self.tools.files(course_id))
-        return gr.update(visible=True), t(lang, "instr_rebuild_question", course=html.escape(course.name), files=count)
+        return gr.update(visible=True), self.rebuild_question(course_id, lang)
 
     # -- course details, gaps, batch -----------------------------------------------------
 

@@ -7,12 +7,15 @@ the chat comes first and the course/notes sidebar folds behind a toggle.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from courserag.config.settings import Settings
+from courserag.i18n.catalog import LANGUAGES
+from courserag.i18n.ui_texts import t
 from courserag.ui.server import server_options
 
 NARROW = "768px"
@@ -142,9 +145,15 @@ def theme() -> gr.themes.Base:
     )
 
 
+GRADIO_WORDS = ("close", "drop", "or", "click", "file")  # ui.gradio_<word> in the text catalog
+
+
 def client_js() -> str:
-    """The page's script (courserag/ui/client.js), read when the app is launched."""
-    return (Path(__file__).parent / "client.js").read_text(encoding="utf-8")
+    """The page's script (courserag/ui/client.js), read when the app is launched, with the
+    Gradio words it redraws taken from the text catalog."""
+    words = {lang: {w: t(lang, f"gradio_{w}") for w in GRADIO_WORDS} for lang in LANGUAGES}
+    script = (Path(__file__).parent / "client.js").read_text(encoding="utf-8")
+    return script.replace("__CR_GRADIO_WORDS__", json.dumps(words, ensure_ascii=False))
 
 
 def launch_options(settings: Settings, demo: gr.Blocks | None = None) -> dict[str, Any]:

@@ -362,6 +362,7 @@ def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(
     hashing = next(c for c in cites if c["file"].endswith("week03_hashing.pdf") and c["cited"])
     panel = open_source(page, answer, int(hashing["n"]))
     assert "week03_hashing.pdf" in panel.locator("#cr-sp-title").inner_text()
+    assert re.match(r"page \d+", panel.locator("#cr-sp-meta").inner_text())  # no "·" before it
     assert panel.locator("mark").count() >= 1
     original = panel.locator("a#cr-sp-original")
     assert re.search(r"#page=\d+$", original.get_attribute("href"))

@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
 from tests.browser_app import CHROMIUM, open_app, unlock
-from tests.browser_support import settle
+from tests.browser_support import duplicate_ids, settle
 
 pytestmark = pytest.mark.slow
 
@@ -38,6 +38,21 @@ def send(page, path: Path) -> None:
     page.set_input_files("#cr-instr-upload input[type=file]", [str(path)])
 
 
+# (study tab, language button, instructor tab, <html lang>) before and after a switch to each language
+_SWITCH = {"zh": ("Study", "中文", "教师", "zh"), "en": ("学习", "English", "Instructor", "en")}
+
+
+def switch_language(page, to: str) -> None:
+    """Switch the interface language on the study tab, then come back to the instructor tab."""
+    study, button, instructor_tab, lang = _SWITCH[to]
+    page.get_by_role("tab", name=study).click()
+    page.locator("#cr-lang").get_by_text(button).click()
+    page.wait_for_function("(l) => document.documentElement.lang.startsWith(l)", arg=lang)
+    settle(page)
+    page.get_by_role("tab", name=re.compile(instructor_tab)).click()
+    settle(page)
+
+
 def summary_says(page, text: str) -> None:
     page.wait_for_function(
         "(t) => (document.querySelector('#cr-build-summary')?.innerText || '').includes(t)", arg=text
@@ -58,7 +73,7 @@ def assert_prompt_in_view(page) -> None:
     """The "replace or keep both" prompt, once scrolled to, is drawn whole in the viewport,
     right under the upload box and above the file picker, its buttons inside it with their
     labels uncut, and the page does not scroll sideways: at every width a phone may have."""
-    page.locator("#cr-clash-box").first.scroll_into_view_if_needed()
+    page.locator("#cr-clash-box").scroll_into_view_if_needed()
     settle(page)
     screen = {"x": 0, "y": 0, "width": page.evaluate("document.documentElement.clientWidth")}
     screen["height"] = page.evaluate("window.innerHeight")
@@ -92,6 +107,12 @@ def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores
         question = page.inner_text("#cr-clash-question")
         assert "week10_tries.md" in question and "week10_tries (2).md" in question and "homework" in question
         assert_prompt_in_view(page)
+        assert duplicate_ids(page) == []
+        # A language switch while the prompt is open asks it again in the new language.
+        switch_language(page, "zh")
+        assert "中已有" in page.inner_text("#cr-clash-question") and "两个都保留" in page.inner_text("#cr-clash-keep")
+        switch_language(page, "en")
+        assert "week10_tries (2).md" in page.inner_text("#cr-clash-question")
         assert "Version A" in (homework / "week10_tries.md").read_text(encoding="utf-8")
         page.click("#cr-clash-keep")
         summary_says(page, "homework/week10_tries (2).md was added")

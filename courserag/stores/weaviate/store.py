@@ -33,6 +33,7 @@ from courserag.stores.weaviate.schema import (
     sentence_collection,
     sentence_objects,
 )
+from courserag.stores.weaviate.stage import WeaviateStage
 
 logger = logging.getLogger(__name__)
 
@@ -246,7 +247,7 @@ class WeaviateCourseStore:
             len(stale[0][1]),
         )
 
-    def stage(self, course_id: str) -> "WeaviateStage":
+    def stage(self, course_id: str) -> WeaviateStage:
         """A rebuild of the course: every file is replaced in place (new chunks first, then
         the stale ones deleted), and the commit removes the files that were not put. No
         moment of the rebuild finds the course empty."""
@@ -405,31 +406,3 @@ class WeaviateCourseStore:
             )
         except Exception as exc:  # noqa: BLE001 - health must not raise
             return StoreHealth(self.name, False, mask(str(exc)) or type(exc).__name__)
-
-
-class WeaviateStage:
-    """CourseStage for Weaviate: per-file replaces, then the files not put are deleted."""
-
-    def __init__(self, store: WeaviateCourseStore, course_id: str, before: set[str]):
-        self.store = store
-        self.course_id = course_id
-        self.before = before
-        self.put_sources: set[str] = set()
-
-    def put(
-        self,
-        source: str,
-        file_hash: str,
-        chunks: Sequence[Chunk],
-        vectors: np.ndarray,
-        sentences: SentenceVectors | None = None,
-    ) -> None:
-        self.store.replace_file(self.course_id, source, file_hash, chunks, vectors, sentences)
-        self.put_sources.add(source)
-
-    def commit(self) -> None:
-        for source in sorted(self.before - self.put_sources):
-            self.store.delete_file(self.course_id, source)
-
-    def abort(self) -> None:
-        """Files already replaced stay replaced (each replace was whole); nothing is deleted."""

@@ -17,35 +17,6 @@ def lex(c: Chunk, score: float) -> ScoredChunk:
 
 
 @pytest.mark.parametrize(
-    "text, expected",
-    [
-        ("Take CSC3100 after MAT-2040.", {"CSC3100", "MAT2040"}),
-        ("HW3 is due; see policy X-2023-001", {"HW3", "X2023001"}),
-        ("CS 101 and cs-102", {"CS101", "CS102"}),
-        ("no ids here", set()),
-        ("abc1234567", set()),  # too many digits: not an id
-    ],
-)
-def test_extract_identifiers(text, expected):
-    assert ranking.extract_identifiers(text) == expected
-
-
-@pytest.mark.parametrize(
-    "query, chunk_ids, expected",
-    [
-        (["CSC3100"], {"CSC3100"}, 1.0),
-        (["CSC3010"], {"CSC3100"}, 0.5),  # transposition
-        (["CSC310"], {"CSC3100"}, 0.5),  # one missing character
-        (["HW3"], {"HW4"}, 0.0),  # short ids get no typo tolerance
-        (["MAT2040"], {"CSC3100"}, 0.0),
-        ([], {"CSC3100"}, 0.0),
-    ],
-)
-def test_identifier_match(query, chunk_ids, expected):
-    assert ranking.identifier_match(query, frozenset(chunk_ids)) == expected
-
-
-@pytest.mark.parametrize(
     "tokens, text, expected",
     [
         (["late", "policy"], "The late policy: 10% per day.", 1.0),
@@ -193,11 +164,6 @@ def test_relevance(vector, text, tokens, chinese, expected):
 )
 def test_is_relevant(relevance, identifier, threshold, expected):
     assert ranking.is_relevant(relevance, identifier, threshold) is expected
-
-
-def test_identifiers_ignore_function_words_before_numbers():
-    assert ranking.extract_identifiers("When did the 1973 oil crisis begin in 1973?") == frozenset()
-    assert ranking.extract_identifiers("Take CSC3100 after MAT-2040 and CS 101") == {"CSC3100", "MAT2040", "CS101"}
 
 
 @pytest.mark.parametrize(
