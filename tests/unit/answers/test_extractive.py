@@ -526,3 +526,25 @@ def test_a_cjk_character_counts_as_a_word_in_the_budget():
 
     chosen = [_unit_candidate("期" * 119), _unit_candidate("末 exam"), _unit_candidate("考试")]
     assert len(within_words(chosen, 120)) == 2
+
+
+@pytest.mark.parametrize(
+    "question, text, cross_lingual, refused",
+    [
+        # In one language, the kind of fact asked for must be held by a unit on the subject:
+        # no e-mail address is listed, so "what is the TA's e-mail" is not answered by a name.
+        ("What is the TA's email address?", "TA\n\nThe TA is Li Wei, who holds the lab sessions.", False, True),
+        # Across languages the detectors read the other language's text (a name in Chinese has
+        # no capital letters): the kind is not required there, the fitted decision weighs it.
+        ("Who designed the first steam engine?", "蒸汽机\n\n第一台蒸汽机由纽科门设计，用于矿井抽水。", True, False),
+    ],
+)
+def test_a_missing_kind_of_fact_refuses_in_one_language_only(question, text, cross_lingual, refused):
+    item = _item(1, text, "notes.md", "Notes")
+    close = lambda texts: [0.95] * len(texts)  # noqa: E731 - every unit means the question
+    composition = compose(
+        question, [item], classify(question), close, floor=0.70, cross_lingual=cross_lingual, refusal_model=None
+    )
+    assert composition.refused is refused
+    if refused:
+        assert composition.reason.startswith("missing:")
