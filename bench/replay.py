@@ -13,8 +13,8 @@ EVAL_CACHE/replay/<set>-<role>.pkl. `score` runs the composer on them (`compose_
 second run embeds nothing. Retrieval is frozen: a change to ranking needs a new `collect`.
 
 Questions (never a test split): SyllabusQA `train` (fit, SOURCES' count spread evenly) and
-`val` (held); of the XQuAD dev sets, the even-place titles of the corpus (fit) and the
-odd-place ones (held), as scripts/fit_units.py splits them. Choose on `fit`, report `held`.
+`val` (held); of the XQuAD and SQuAD dev sets, the even-place titles of the corpus (fit) and
+the odd-place ones (held), as scripts/fit_units.py splits them. Choose on `fit`, report `held`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ SOURCES = (
     ("xquad_zh2en_dev", "global", "held", 60),
     ("xquad_en2zh_dev", "global", "fit", 60),
     ("xquad_en2zh_dev", "global", "held", 60),
+    ("squad_v1_dev", "course", "fit", 100),
+    ("squad_v1_dev", "course", "held", 100),
 )
 
 
