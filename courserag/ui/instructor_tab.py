@@ -110,7 +110,10 @@ class InstructorTab(FileActions):
     def unlock(self, token, course_id, lang, request: gr.Request = None):
         """Outputs: status, panel, stats, files, cited, gaps, course, name, description,
         examples, then the pickers: gaps, files, folders, trash."""
-        lang = normalize_lang(lang)
+        return self._opened(token, course_id, normalize_lang(lang), request)
+
+    def _opened(self, token, course_id, lang: str, request=None, folder: str = ROOT) -> tuple:
+        """`unlock`'s outputs, with `folder` kept picked when it is still there."""
         allowed = self._allowed(token)
         if allowed and course_id not in allowed:
             course_id = allowed[0]  # a course's own token opens on that course
@@ -130,7 +133,7 @@ class InstructorTab(FileActions):
                 "",
                 *picks,
             )
-        stats, files, cited, gaps, *picks = self._tables(course_id, lang)
+        stats, files, cited, gaps, *picks = self._tables(course_id, lang, folder)
         course = self.engine.course(course_id)
         choices = [(c.name, c.id) for c in self.engine.courses if c.id in allowed]
         return (
@@ -169,10 +172,11 @@ class InstructorTab(FileActions):
                 views.batch_table([], lang),
                 *(gr.skip(),) * 3,
             )
-        status, panel, stats, files_table, cited, gaps, *rest = self.unlock(token, course_id, lang, request)
+        opened = self._opened(token, course_id, lang, request, folder or ROOT)
+        status, panel, stats, files_table, cited, gaps, *rest = opened
         picks, prompts = rest[4:], (gr.skip(),) * 3
         if panel.get("visible") is True and rest[0].get("value") == course_id:  # unlocked, same course
-            folder_pick, trash_pick = self.file_picks(course_id, lang, folder or ROOT)
+            _, _, folder_pick, trash_pick = picks
             # what was picked stays picked; only the pickers' translated labels change
             picks = (gr.skip(), gr.skip(), folder_pick, gr.update(choices=trash_pick["choices"]))
             prompts = self.prompt_questions(course_id, files, folder, picked, lang)
