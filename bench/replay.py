@@ -120,7 +120,9 @@ class VectorMemo:
             self.path.write_bytes(pickle.dumps(self.known))
 
 
-def score(sources, ae) -> dict[str, dict]:
+def score(sources, ae, dump=None) -> dict[str, dict]:
+    """Figures per source; `dump`, when given, receives one record per question (what was
+    said, why it was refused, how it was judged) for reading the failures."""
     from courserag.answers.extractive import render
     from courserag.answers.wording import _lead, compose_answer
 
@@ -134,7 +136,7 @@ def score(sources, ae) -> dict[str, dict]:
         engine, settings = engines[(name, scope)]
         tally = defaultdict(list)
         for q, retrieval, codes, course in rows:
-            refused, text = codes.about_another_course or not retrieval.items, ""
+            refused, text, said = codes.about_another_course or not retrieval.items, "", None
             if not refused:
                 across = retrieval.across_languages
 
@@ -152,14 +154,21 @@ def score(sources, ae) -> dict[str, dict]:
                 said = compose_answer(q["question"], retrieval, codes, course, similarity, word_vectors)
                 refused = said.refused
                 text = "" if refused else render(said, _lead(q["question"], said))
+            reason = said.reason if said else "another_course" if codes.about_another_course else "no_sources" * refused
+            record = dict(source=f"{name}:{role}", question=q, refused=refused, reason=reason, answer=text)
+            if dump is not None:
+                dump(record)  # filled in below as far as the question is scored
             if q.get("answerable") is False:
                 tally["no_answer_refused"].append(refused)
                 continue
             evidence = ae.judge(q, " ".join(ae.words(" ".join(item.text for item in retrieval.items))))
             if evidence is None:  # a reasoning question: not scored
                 continue
-            tally["correct"].append(bool(not refused and ae.judge(q, ae.window(text))))
-            tally["top_chunk"].append(bool(not refused and ae.judge(q, ae.window(retrieval.items[0].text))))
+            record["correct"] = bool(not refused and ae.judge(q, ae.window(text)))
+            record["evidence"] = bool(evidence)
+            record["top_chunk"] = bool(not refused and ae.judge(q, ae.window(retrieval.items[0].text)))
+            tally["correct"].append(record["correct"])
+            tally["top_chunk"].append(record["top_chunk"])
             tally["evidence"].append(bool(evidence))
             tally["false_refusals"].append(refused)
             if not refused:
@@ -176,15 +185,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("collect", "score"))
     parser.add_argument("--sets", default="", help="set:role,... (default: every source)")
+    parser.add_argument("--dump", type=Path, help="write one JSON line per question here (score)")
     args = parser.parse_args()
     wanted = set(filter(None, args.sets.split(",")))
     sources = [s for s in SOURCES if not wanted or f"{s[0]}:{s[2]}" in wanted or s[0] in wanted]
     if args.command == "collect":
         collect(sources)
         return 0
-    started = time.time()
-    for source, figures in score(sources, answer_eval()).items():
+    started, records = time.time(), []
+    for source, figures in score(sources, answer_eval(), records.append if args.dump else None).items():
         print(source, " ".join(f"{k}={v}" for k, v in figures.items()))
+    if args.dump:
+        args.dump.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     print(f"({time.time() - started:.0f}s)", file=sys.stderr)
     return 0
 

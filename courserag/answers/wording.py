@@ -53,7 +53,7 @@ def compose_answer(
     similarity: Callable,
     word_vectors: Callable,
     refusal_model="shipped",
-    unit_model=None,
+    unit_model="shipped",
 ):
     """The composer's choice for this question (scripts/fit_refusal.py reads its features,
     scripts/fit_units.py compares its unit rankings)."""

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -118,7 +119,7 @@ def test_llm_failure_gives_extractive_answer_with_note_and_the_next_question_is_
             answer = engine.ask("csc3100", question)
             elapsed = time.monotonic() - started
             assert answer.mode == "extractive" and not answer.refused and answer.citations, answer
-            assert answer.answer.startswith("From the materials:") and "[1]" in answer.answer
+            assert answer.answer.startswith("From the materials:") and re.search(r"\[\d+\]", answer.answer)
             notes_ = [w for w in answer.warnings if "language model" in w]
             assert notes_ and "127.0.0.1" in notes_[0] and "sk-fault-test" not in notes_[0]
             assert elapsed < timeout_s + 10, f"{mode}: {elapsed:.1f} s"  # no retries, no hang

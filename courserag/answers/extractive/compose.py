@@ -2,8 +2,10 @@
 
 Every unit of the packed sources is scored by how much of the question's subject it holds
 (its words, or its meaning when an embedder is given), whether it holds the kind of fact
-the question asks for (a date for "when", a room for "where"…), and its source's rank. The
-best unit leads; more are added only to cover what the first leaves out (the place of a
+the question asks for (a date for "when", a room for "where"…), and its source's rank. With
+an embedder the fitted unit model (unit_model.py) orders the units on those measurements; the
+answer-or-refuse decision reads them in the order of their hand-set sum, on which it was
+fitted (refusal.py). The best unit leads; more are added only to cover what the first leaves out (the place of a
 "when and where" question), to list what was asked for, or to explain a "why". The answer
 is refused — not guessed — when no unit about the subject holds the kind of fact asked for,
 or nothing is about the subject at all.
@@ -131,7 +133,7 @@ def candidates(
     """Every unit of the sources, scored for this question (best first). `paraphrase`: a
     Chinese question's words that no unit uses are matched through close synonyms.
     `unit_model` ranks them (unit_model.py; "shipped": the fitted weights; None, the
-    default: the hand-set sum, which course_qa_dev still prefers, docs/EVALUATION.md)."""
+    default here: the hand-set sum, which the fitting rows are collected in)."""
     unit_model = load_unit_model() if unit_model == "shipped" else unit_model
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
@@ -214,7 +216,7 @@ def candidates(
                 _needs_met(ask, kinds),
                 bool(ask.needs),
                 ask.yes_no and "rule" in kinds,
-                heading_like(unit.text),
+                unit.kind != "row" and heading_like(unit.text),  # a table row keeps its headers: data, not a grid
                 words_in(unit.text),
             )
         )
@@ -271,7 +273,7 @@ def compose(
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     refusal_model: RefusalModel | None | str = "shipped",
-    unit_model: UnitModel | None | str = None,
+    unit_model: UnitModel | None | str = "shipped",
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
@@ -279,10 +281,13 @@ def compose(
     must name: a question about MAT-2040 is answered only by what the materials say of it.
     `refusal_model` decides whether the best units answer at all (refusal.py; "shipped":
     the fitted weights, None: the hand-set rules of `_refusal`).
-    `unit_model` ranks the units (unit_model.py; None, the default: the hand-set sum).
+    `unit_model` orders the units to quote (unit_model.py; "shipped": the fitted weights,
+    None: the hand-set sum). Whether to answer is decided on the hand-set order either way.
     """
-    # Without an embedder there are no margins for the model to weigh: the rules decide.
+    # Without an embedder there are no margins for the models to weigh: the rules and the
+    # hand-set sum decide.
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
+    unit_model = (load_unit_model() if unit_model == "shipped" else unit_model) if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
     ranked = candidates(
         question,
@@ -314,6 +319,9 @@ def compose(
     needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
 
     def decide(ranked: list[Candidate]) -> tuple[str, dict[str, float]]:
+        # Whether to answer is decided on the evidence in the order of the composer's score,
+        # whatever orders the quotes: the refusal model was fitted on that order's features.
+        ranked = sorted(ranked, key=lambda c: -c.score)
         features = decision_features(
             ranked,
             ask.needs,

@@ -22,7 +22,10 @@ PATTERNS: dict[str, re.Pattern] = {
         rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b{_MONTH}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b|\b(?:{_WEEKDAY})\b"
         r"|\d{1,2}\s*月\s*\d{1,2}\s*日|\d{4}\s*年\s*\d{1,2}\s*月|(?:周|星期|礼拜)[一二三四五六日天]|(?:today|tomorrow|tonight)\b"
         r"|第\s*\d+\s*周|\bweek\s+\d+\b|大[一二三四]|第[一二三四]学年|[春秋]季|学期"
-        r"|\b(?:first|second|third|fourth|final) year\b|\b(?:fall|spring|autumn|summer|winter) (?:term|semester)\b",
+        r"|\b(?:first|second|third|fourth|final) year\b|\b(?:fall|spring|autumn|summer|winter) (?:term|semester)\b"
+        # A year on its own ("in 1963", "1963年"): what "in what year" and "when" ask of history.
+        r"|\b(?i:in|since|from|by|until|till|before|after|around|circa|between|and|to|of|year)\s+(?:1[0-9]|20)\d{2}\b(?![%-]|[.,:/]\d)"
+        r"|\d{4}\s*年",
         re.IGNORECASE,
     ),
     # A time of day, or how often ("nightly", "every Monday", 每周): both answer a "when".

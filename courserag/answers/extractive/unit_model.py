@@ -6,8 +6,9 @@ heading's words at half weight). Each constant had been chosen on course_qa_dev.
 same evidence, and a little more (where the unit stands next to the sentence that restates
 the question, whether it reads like a heading or a contents line), is weighed by a model
 fitted on training questions only: SyllabusQA's train split and the fitting titles of
-cmrc2018 and XQuAD (`scripts/fit_units.py`, which reproduces unit_weights.json). A unit's
-label was whether it holds the reference answer (answer_eval.py's judge on its text alone).
+SQuAD, cmrc2018 and XQuAD (`scripts/fit_units.py`, which reproduces unit_weights.json). A
+unit's label was whether it holds the reference answer (answer_eval.py's judge on its text
+alone). It orders the quotes by default (docs/EVALUATION.md, "The fitted unit order").
 """
 
 from __future__ import annotations

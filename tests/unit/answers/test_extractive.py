@@ -75,6 +75,12 @@ def test_units_read_on_their_own(text, doc_type, expected):
     "text, kind, present",
     [
         ("Tuesday 2026-10-20, 10:30–11:50", "date", True),
+        # a year on its own answers "in what year" / "when" of history
+        ("The university was founded in 1963.", "date", True),
+        ("between 1850 and 1900, the city grew", "date", True),
+        ("该校成立于1963年", "date", True),
+        ("Room 1203, Science Building", "date", False),  # a room number is no year
+        ("scored 2000 points", "date", False),
         ("in Lecture Hall LH-1", "place", True),
         ("上课地点： 理学楼 305 教室", "place", True),
         ("MAT-2040 Linear Algebra", "place", False),  # a course code is not a room

@@ -108,3 +108,69 @@ def test_a_unit_model_given_orders_the_units(coef, first):
     model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)  # later sources first (+1) or last (-1)
     ranked = candidates(question, items, classify(question), unit_model=model)
     assert ranked[0].n == first and ranked[0].p == pytest.approx(coef * (first - 1))
+
+
+def _fit_units():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "scripts" / "fit_units.py"
+    spec = importlib.util.spec_from_file_location("fit_units", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "column, left_out",
+    [
+        ([0.0] * 999 + [1.0], True),  # one unit in a thousand: cannot be weighed
+        ([0.0] * 90 + [1.0] * 10, False),
+        ([0.3] * 100, False),  # a constant, but present: standardised to 0, harmless
+    ],
+)
+def test_a_feature_almost_no_fitting_unit_has_is_left_out(column, left_out):
+    import numpy as np
+
+    x = np.array([[v, 1.0] for v in column])
+    assert _fit_units().unseen_features(x, ("rare", "always")) == (["rare"] if left_out else [])
+
+
+def test_the_shipped_weights_leave_out_what_the_fitting_rows_lacked():
+    model = load_unit_model()
+    if model is not None:  # a table row is no evidence either way: no fitting unit was one
+        assert dict(zip(model.names, model.coef))["row"] == 0.0
+
+
+def _item(n, text, doc_type="md"):
+    from courserag.records import Chunk, ScoredChunk
+    from courserag.retrieval.packing import ContextItem
+
+    return ContextItem(n, ScoredChunk(Chunk.make(text, f"notes.{doc_type}", "Notes", "upload")), text, 12)
+
+
+def test_a_table_row_is_data_not_a_grid_even_when_mostly_numbers():
+    from courserag.answers.extractive import classify
+    from courserag.answers.extractive.compose import candidates
+
+    table = "| Exam | Weight | Date | Time |\n|---|---|---|---|\n| Final exam | 40% | 2026-12-15 | 09:00-12:00 |"
+    question = "When is the final exam?"
+    (row,) = [c for c in candidates(question, [_item(1, table)], classify(question)) if c.unit.kind == "row"]
+    assert row.features["heading_like"] == 0.0
+
+
+@pytest.mark.parametrize("question", ["When is the quiz?", "What is the Wi-Fi password?"])
+def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
+    from courserag.answers.extractive import classify, compose
+
+    items = [_item(1, "The quiz is on Monday. Bring a pencil."), _item(2, "The quiz is on Friday in Room A-101.")]
+
+    def similarity(texts):
+        return [0.1 + 0.01 * len(t) / 10 for t in texts]
+
+    decisions = set()
+    for coef in (1.0, -1.0):  # later sources first, or last
+        model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)
+        said = compose(question, items, classify(question), similarity, unit_model=model)
+        decisions.add((said.refused, said.reason, said.features))
+    assert len(decisions) == 1
