@@ -39,12 +39,18 @@ def clip_words(text: str, budget: int) -> str:
     return text[: matches[budget - 1].end()].rstrip() + " …"
 
 
+_CODE_LIKE = re.compile(r"\b[A-Za-z]+(?:-\d+)+\b|\b[A-Za-z]+\d+\w*")
+
+
 def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
     """The distinct facts of the given kinds in a text, neighbouring parts joined
     ("Wed, Oct 12 at 10:00" is one), in order."""
     kinds = list(kinds)
-    # A number inside a date ("October 25") is the date's, not a count asked for.
+    # A number inside a date ("October 25") is the date's, not a count asked for; one inside
+    # a code ("X-2023-001", "HW2") is the code's (a room code is a place: kept for "where").
     dates = [] if "date" in kinds else [m.span() for m in PATTERNS["date"].finditer(text)]
+    if "place" not in kinds:
+        dates += [m.span() for m in _CODE_LIKE.finditer(text)]
     found = sorted(
         (m.start(), m.end())
         for kind in kinds
@@ -60,6 +66,11 @@ def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
             merged.append([start, end])
     spans = [text[s:e].strip(" ,，、") for s, e in merged]
     return list(dict.fromkeys(s for s in spans if s))
+
+
+def holds_fact(text: str, needs: Sequence[frozenset[str]]) -> bool:
+    """The text holds a fact of a kind a short fact line could say (short_fact's kinds)."""
+    return bool(fact_spans(text, [k for need in needs for k in sorted(need) if k in SHORT_FACTS]))
 
 
 def short_fact(text: str, needs: Sequence[frozenset[str]]) -> str | None:

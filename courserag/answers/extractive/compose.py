@@ -19,6 +19,7 @@ from typing import Callable, Mapping, Sequence
 from courserag.answers.extractive.answer_shape import (
     MAX_ANSWER_WORDS,
     distinct,
+    holds_fact,
     quotable,
     render_lines,
     short_fact,
@@ -373,11 +374,14 @@ def compose(
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
         chosen = within_words(chosen, MAX_ANSWER_WORDS)
-    # The fact asked for, from the best quote holding exactly one (the others explain it); the
-    # quotes stand in source order, so the best is not always first.
-    by_rank = sorted(chosen, key=lambda c: -(c.p if c.features is not None and unit_model is not None else c.score))
-    facts = [] if ask.wants_list else [(f, c.n) for c in by_rank if (f := short_fact(c.unit.text, ask.needs))]
-    fact, fact_n = facts[0] if facts else (None, None)
+    # The fact asked for, from the best quote that holds that kind of fact, when it holds
+    # exactly one: a neighbour quoted beside a rule of three cases may hold a number of its
+    # own ("不超过 4 页"), which answers nothing. The quotes stand in source order, so the
+    # best is not always first.
+    by_rank = sorted(chosen, key=lambda c: -(c.p if unit_model is not None else c.score))
+    holder = next((c for c in by_rank if holds_fact(c.unit.text, ask.needs)), None)
+    fact = short_fact(holder.unit.text, ask.needs) if holder and not ask.wants_list else None
+    fact_n = holder.n if fact else None
     return Composition(
         tuple(chosen), False, newer=newer, features=seen, fact=fact, fact_n=fact_n, wants_list=ask.wants_list
     )

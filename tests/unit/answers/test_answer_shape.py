@@ -57,6 +57,10 @@ def test_contents_and_grid_lines(text, contents, grid):
         ("The midterm is on Wed, Oct 12 in SCI-201.", ("date", "time"), ["Wed, Oct 12"]),
         ("Quizzes (10 total) are given weekly.", ("number",), ["10"]),
         ("Exams on Oct 12 and Dec 3.", ("date",), ["Oct 12", "Dec 3"]),
+        # a number inside a code is the code's; a room code still answers "where"
+        ("遵守学术诚信规定（X-2023-001）。", ("number",), []),
+        ("Submit HW2 by Friday; it is worth 15%.", ("number", "percent"), ["15%"]),
+        ("The lab is in Room SCI-201.", ("place",), ["Room SCI-201"]),
         ("No dates here.", ("date",), []),
         (
             "Date and time: Tuesday 2026-12-15, 09:00–12:00 (3 hours).",

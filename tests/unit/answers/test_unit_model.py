@@ -174,3 +174,18 @@ def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
         said = compose(question, items, classify(question), similarity, unit_model=model)
         decisions.add((said.refused, said.reason, said.features))
     assert len(decisions) == 1
+
+
+def test_the_fact_line_comes_from_the_best_quote_only():
+    from courserag.answers.extractive import classify, compose
+
+    question = "How many pages may the report have?"
+    items = [_item(1, "The report may have at most 4 pages. Late reports lose 20% and 50% after a day.")]
+
+    def similarity(texts):  # the second sentence is the best one, and holds two numbers
+        return [0.1 if "at most" in t else 0.3 for t in texts]
+
+    model = UnitModel(("margin",), (0.0,), (1.0,), (1.0,), 0.0)
+    said = compose(question, items, classify(question), similarity, unit_model=model)
+    assert not said.refused
+    assert said.fact is None  # the best quote holds two numbers; not the 4 of the other one
