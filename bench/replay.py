@@ -154,7 +154,10 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
                 said = compose_answer(q["question"], retrieval, codes, course, similarity, word_vectors)
                 refused = said.refused
                 text = "" if refused else render(said, _lead(q["question"], said))
-            reason = said.reason if said else "another_course" if codes.about_another_course else "no_sources" * refused
+            # Without a composition the question was refused before it: another course's code, or no source.
+            reason = (
+                said.reason if said is not None else "another_course" if codes.about_another_course else "no_sources"
+            )
             record = dict(source=f"{name}:{role}", question=q, refused=refused, reason=reason, answer=text)
             if dump is not None:
                 dump(record)  # filled in below as far as the question is scored

@@ -48,15 +48,15 @@ def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
     kinds = list(kinds)
     # A number inside a date ("October 25") is the date's, not a count asked for; one inside
     # a code ("X-2023-001", "HW2") is the code's (a room code is a place: kept for "where").
-    dates = [] if "date" in kinds else [m.span() for m in PATTERNS["date"].finditer(text)]
+    taken = [] if "date" in kinds else [m.span() for m in PATTERNS["date"].finditer(text)]
     if "place" not in kinds:
-        dates += [m.span() for m in _CODE_LIKE.finditer(text)]
+        taken += [m.span() for m in _CODE_LIKE.finditer(text)]
     found = sorted(
         (m.start(), m.end())
         for kind in kinds
         if kind in PATTERNS
         for m in PATTERNS[kind].finditer(text)
-        if m.group() and not any(s <= m.start() and m.end() <= e for s, e in dates)
+        if m.group() and not any(s <= m.start() and m.end() <= e for s, e in taken)
     )
     merged: list[list[int]] = []
     for start, end in found:
@@ -68,16 +68,21 @@ def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(s for s in spans if s))
 
 
+def _fact_kinds(needs: Sequence[frozenset[str]]) -> list[str]:
+    """The asked kinds a short fact line can say."""
+    return [k for need in needs for k in sorted(need) if k in SHORT_FACTS]
+
+
 def holds_fact(text: str, needs: Sequence[frozenset[str]]) -> bool:
-    """The text holds a fact of a kind a short fact line could say (short_fact's kinds)."""
-    return bool(fact_spans(text, [k for need in needs for k in sorted(need) if k in SHORT_FACTS]))
+    """The text holds a fact of a kind a short fact line could say."""
+    return bool(fact_spans(text, _fact_kinds(needs)))
 
 
 def short_fact(text: str, needs: Sequence[frozenset[str]]) -> str | None:
     """The one fact the question asks for, when the quote holds exactly one of it (two
     dates, or none, and the quote must speak for itself). Only for a question that asks for
     one kind of fact: "when and where" is answered by the quotes."""
-    kinds = [k for need in needs for k in sorted(need) if k in SHORT_FACTS]
+    kinds = _fact_kinds(needs)
     if not kinds or len(needs) != 1:
         return None
     spans = fact_spans(text, kinds)
