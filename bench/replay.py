@@ -28,8 +28,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "eval"
 CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
@@ -141,12 +139,17 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
                 across = retrieval.across_languages
 
                 def similarity(texts, retrieval=retrieval, across=across):
-                    missing = [t for t in texts if (across, t) not in memo.known]
-                    if missing:
-                        vectors = engine.embedder.embed_passages_for(missing, across, settings.embedding_batch_size)
-                        for text_, vector in zip(missing, vectors):
-                            memo.get((across, text_), lambda v=vector: np.asarray(v, dtype=np.float32))
-                    return np.stack([memo.known[(across, t)] for t in texts]) @ retrieval.vector
+                    # One source's units, embedded together as the product does (embedders/groups.py).
+                    group = ("group", across, tuple(texts))
+                    return (
+                        memo.get(
+                            group,
+                            lambda: engine.parts.unit_vectors.vectors(
+                                engine.embedder, texts, across, settings.embedding_batch_size
+                            ),
+                        )
+                        @ retrieval.vector
+                    )
 
                 def word_vectors(words):
                     return memo.get(("words", tuple(words)), lambda: engine.embedder.word_vectors(words))

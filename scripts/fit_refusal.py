@@ -167,16 +167,7 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
             if codes.about_another_course or not retrieval.items:
                 row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
             else:
-                memory = {}
-
-                def similarity(texts, retrieval=retrieval, memory=memory):  # the unit rows reuse the composer's
-                    key = tuple(texts)
-                    if key not in memory:
-                        vectors = engine.embedder.embed_passages_for(
-                            texts, retrieval.across_languages, settings.embedding_batch_size
-                        )
-                        memory[key] = vectors @ retrieval.vector
-                    return memory[key]
+                similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
 
                 # what would be said if the answer were not refused, scored the way answer_eval
                 # does; the features are those the decision sees (computed before it)

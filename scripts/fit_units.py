@@ -133,11 +133,7 @@ def _collect_set(name: str, ae) -> None:
                 continue
             codes = check_codes(retrieval.query, course, engine.directory)
 
-            def similarity(texts, retrieval=retrieval):
-                vectors = engine.embedder.embed_passages_for(
-                    texts, retrieval.across_languages, settings.embedding_batch_size
-                )
-                return vectors @ retrieval.vector
+            similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
 
             ranked = candidates(
                 retrieval.query,
@@ -291,12 +287,7 @@ def compare(args) -> int:
                 t = tally[label]
                 refused, text = codes.about_another_course or not retrieval.items, ""
                 if not refused:
-
-                    def similarity(texts, retrieval=retrieval):
-                        vectors = engine.embedder.embed_passages_for(
-                            texts, retrieval.across_languages, settings.embedding_batch_size
-                        )
-                        return vectors @ retrieval.vector
+                    similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
 
                     said = compose_answer(
                         q["question"],

@@ -7,12 +7,13 @@ its own copy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Settings
 from courserag.courses.directory import CourseDirectory
 from courserag.embedders import Embedder
+from courserag.embedders.groups import GroupVectors
 from courserag.instructor.feedback import FeedbackLog
 from courserag.retrieval.ranking import Ranker
 from courserag.retrieval.session_pool import SessionRegistry
@@ -31,6 +32,15 @@ class EngineParts:
     ranker: Ranker
     answerer: ChatAnswerer | None = None
     gap_log: FeedbackLog | None = None
+    unit_vectors: GroupVectors | None = field(default=None, repr=False)  # kept answer-unit vectors
+
+    def __post_init__(self) -> None:
+        if self.unit_vectors is None:
+            self.unit_vectors = GroupVectors(self.settings.unit_vector_cache)
+
+    def unit_similarity(self, query, across_languages: bool):
+        """The extractive composer's unit similarity for one question's vector."""
+        return self.unit_vectors.similarity(self.embedder, query, across_languages, self.settings.embedding_batch_size)
 
     def embed_texts(self, texts: list[str]):
         """Passage vectors of `texts`, in the configured batch size."""

@@ -101,10 +101,6 @@ class AnswerRouter:
 
     def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
         """Quote the units that answer, or refuse and point at the nearest source."""
-        embedder, batch = self.parts.embedder, self.parts.settings.embedding_batch_size
-
-        def similarity(texts: list[str]):
-            return embedder.embed_passages_for(texts, retrieval.across_languages, batch) @ retrieval.vector
-
+        similarity = self.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
         course = self.parts.directory.get(answer.course_id)
-        write_extractive(answer, retrieval, codes, course, similarity, embedder.word_vectors)
+        write_extractive(answer, retrieval, codes, course, similarity, self.parts.embedder.word_vectors)

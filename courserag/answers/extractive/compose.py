@@ -138,21 +138,27 @@ def candidates(
     unit_model = load_unit_model() if unit_model == "shipped" else unit_model
     subject = subject_tokens(question, ignore)
     pool: list[tuple[int, Unit]] = []
+    groups: list[list[Unit]] = []  # each source's units, in source order
     asks_for_people = any("person" in need for need in ask.needs)
     for item in items:
         chunk = item.hit.chunk
         if chunk.doc_type == DIRECTORY_DOC_TYPE and not asks_for_people:
             continue  # the directory names the instructors: it answers "who", nothing else
+        if len(pool) >= MAX_SCORED_UNITS:
+            break
         # A chunk's first line names what it is about (the last part of a heading path).
         title = item.text.lstrip().split("\n", 1)[0].split(" > ")[-1][:200]
+        group = []
         for unit in source_units(item.text, chunk.doc_type, chunk.locator):
             heading = unit.heading if title in unit.heading else f"{title} {unit.heading}"
-            pool.append((item.n, Unit(unit.text, unit.kind, unit.position, unit.context, heading)))
+            group.append(Unit(unit.text, unit.kind, unit.position, unit.context, heading))
+        groups.append(group)
+        pool.extend((item.n, unit) for unit in group)
     pool = pool[:MAX_SCORED_UNITS]
     if not pool:
         return []
     texts = {item.n: item.text for item in items}
-    margins = [float(s) - floor for s in similarity([u.text for _, u in pool])] if similarity else [0.0] * len(pool)
+    margins = _margins(groups, similarity, floor)[: len(pool)]
     # Across languages a word is matched through its translation; within one, through a
     # near-synonym ("sick" / "illness"), at a stricter similarity.
     # Chinese words are matched as themselves (word vectors of Chinese compounds pair an
@@ -222,6 +228,15 @@ def candidates(
             )
         )
     return _ranked(out, unit_features(facts, cross_lingual), unit_model)
+
+
+def _margins(groups: Sequence[Sequence[Unit]], similarity: UnitSimilarity | None, floor: float) -> list[float]:
+    """Each unit's similarity above the floor, in pool order. A source's units are measured
+    together and whole, whichever of them are scored: the same source then always gets the
+    same vectors (embedders/groups.py keeps them between questions)."""
+    if similarity is None:
+        return [0.0] * sum(len(g) for g in groups)
+    return [float(s) - floor for group in groups if group for s in similarity([u.text for u in group])]
 
 
 def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None) -> list[Candidate]:

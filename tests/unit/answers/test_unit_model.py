@@ -189,3 +189,25 @@ def test_the_fact_line_comes_from_the_best_quote_only():
     said = compose(question, items, classify(question), similarity, unit_model=model)
     assert not said.refused
     assert said.fact is None  # the best quote holds two numbers; not the 4 of the other one
+
+
+def test_each_source_is_measured_whole_and_on_its_own():
+    """The composer asks for one source's units per call, the same whatever else is cited,
+    so kept unit vectors (embedders/groups.py) are those a fresh embedding gives."""
+    from courserag.answers.extractive import classify
+    from courserag.answers.extractive.compose import candidates
+    from courserag.answers.extractive.units import source_units
+
+    first = _item(1, "The quiz is on Monday. Bring a pencil.")
+    second = _item(2, "The quiz is on Friday in Room A-101. It takes an hour.")
+    calls = []
+
+    def similarity(texts):
+        calls.append(list(texts))
+        return [0.1] * len(texts)
+
+    question = "When is the quiz?"
+    for items in ([first, second], [second]):
+        candidates(question, items, classify(question), similarity)
+    whole = [[u.text for u in source_units(i.text, "md", i.hit.chunk.locator)] for i in (first, second)]
+    assert calls == [whole[0], whole[1], whole[1]]
