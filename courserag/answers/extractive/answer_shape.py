@@ -2,7 +2,7 @@
 
 A learner reads an answer in seconds: when the question asks for a fact (a date, a number, a
 room, a name, an address) and the leading quote holds exactly one such fact, that fact comes
-first, then the quotes; at most MAX_ANSWER_WORDS words unless a list was asked for (a list is
+first, then the quotes; at most 120 words (`PARAMS.max_answer_words`) unless a list was asked for (a list is
 quoted whole); a quote that repeats another (the same sentence in two sources) is left out;
 a contents line, a flattened grid or a heading that holds nothing asked for is never quoted.
 Pure functions over texts.
@@ -14,14 +14,13 @@ import re
 from typing import Iterable, Sequence
 
 from courserag.answers.extractive.entities import PATTERNS
+from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.shape import contents_line, grid_line, heading_like
 
-MAX_ANSWER_WORDS = 120  # answer_eval.py's window: what a learner reads of an answer
 ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
 # The kinds of fact that can be said in a few words before the quote (a rule or a condition
 # is a sentence, not a fact).
 SHORT_FACTS = ("date", "time", "place", "person", "email", "phone", "percent", "duration", "number", "messaging")
-MAX_FACT_WORDS = 8
 # What may stand between two parts of one fact ("Wed, Oct 12", "09:00–12:00").
 _JOINER = re.compile(r"^[\s,，、\-–—~至到]{0,3}$")
 
@@ -86,7 +85,7 @@ def short_fact(text: str, needs: Sequence[frozenset[str]]) -> str | None:
     if not kinds or len(needs) != 1:
         return None
     spans = fact_spans(text, kinds)
-    if len(spans) != 1 or words_in(spans[0]) > MAX_FACT_WORDS or spans[0].strip() == text.strip():
+    if len(spans) != 1 or words_in(spans[0]) > PARAMS.max_fact_words or spans[0].strip() == text.strip():
         return None
     return spans[0]
 
@@ -121,7 +120,7 @@ def distinct(texts: Sequence[str]) -> list[int]:
     return kept
 
 
-def within_budget(lengths: Sequence[int], budget: int = MAX_ANSWER_WORDS) -> int:
+def within_budget(lengths: Sequence[int], budget: int = PARAMS.max_answer_words) -> int:
     """How many leading units start within the first `budget` words (the first always)."""
     used = 0
     for i, length in enumerate(lengths):
@@ -135,9 +134,9 @@ def render_lines(
     quotes: Sequence[tuple[str, int]], fact: str | None, wants_list: bool, fact_n: int | None = None
 ) -> list[str]:
     """The answer's lines: the fact (cited with its source, by default the first quote's),
-    then one bullet per quote; outside a list, cut at MAX_ANSWER_WORDS words in all."""
+    then one bullet per quote; outside a list, cut at `PARAMS.max_answer_words` words in all."""
     lines = [f"**{fact}** [{fact_n or quotes[0][1]}]"] if fact and quotes else []
-    budget = MAX_ANSWER_WORDS - (words_in(fact) if lines else 0)
+    budget = PARAMS.max_answer_words - (words_in(fact) if lines else 0)
     for text, n in quotes:
         if not wants_list:
             if budget <= 0:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 from courserag.answers.extractive.answer_shape import (
-    MAX_ANSWER_WORDS,
     distinct,
     holds_fact,
     quotable,
@@ -28,15 +27,13 @@ from courserag.answers.extractive.answer_shape import (
 )
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
+from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
-from courserag.answers.extractive.select import NEED_COVERAGE, newer_first, select
+from courserag.answers.extractive.select import newer_first, select
 from courserag.answers.extractive.shape import heading_like
 from courserag.answers.extractive.subject import (
-    CHINESE_SYNONYM_SIMILARITY,
     LATIN_WORD,
-    SYNONYM_SIMILARITY,
-    TRANSLATION_SIMILARITY,
     WordVectors,
     dictionary_senses,
     found_words,
@@ -53,27 +50,6 @@ from courserag.lang.textnorm import is_chinese
 from courserag.retrieval.packing import ContextItem
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
-
-MAX_SCORED_UNITS = 80  # units scored per answer (the top sources' units come first)
-# A sentence's similarity margin over the question's floor (calibration.py). Measured on
-# the shared sets (the sentence holding the answer vs the best sentence of another
-# article): in one language answers sit 0.14-0.19 above the floor and others below 0.10;
-# across languages 0.05-0.15 against below 0.06. A margin of one span is full evidence.
-SENTENCE_SPAN = 0.20
-CROSS_SENTENCE_SPAN = 0.12
-# On course material (one domain) every unit sits a little above the floor; the unit that
-# answers sits 0.13-0.2 above it.
-ON_SUBJECT_MARGIN = 0.12
-CROSS_ON_SUBJECT_MARGIN = 0.07
-# Share of a unit's subject coverage counted with its section heading (the rest: its own words).
-HEADED_SHARE = 0.5
-# A dated notice that says something changed ("moved to LH-1", "改为") is the newer word on
-# its subject: it gains this much, and it is quoted first when it is about what the best
-# unit is about and scores within NEWER_REACH of it.
-NEWER_BONUS = 0.1
-# A yes/no question ("Can I bring notes?") is answered by the sentence that states the rule
-# (what is allowed, required or forbidden): such a unit gains this much.
-RULE_BONUS = 0.15
 
 
 @dataclass(frozen=True)
@@ -144,7 +120,7 @@ def candidates(
         chunk = item.hit.chunk
         if chunk.doc_type == DIRECTORY_DOC_TYPE and not asks_for_people:
             continue  # the directory names the instructors: it answers "who", nothing else
-        if len(pool) >= MAX_SCORED_UNITS:
+        if len(pool) >= PARAMS.max_scored_units:
             break
         # A chunk's first line names what it is about (the last part of a heading path).
         title = item.text.lstrip().split("\n", 1)[0].split(" > ")[-1][:200]
@@ -154,7 +130,7 @@ def candidates(
             group.append(Unit(unit.text, unit.kind, unit.position, unit.context, heading))
         groups.append(group)
         pool.extend((item.n, unit) for unit in group)
-    pool = pool[:MAX_SCORED_UNITS]
+    pool = pool[: PARAMS.max_scored_units]
     if not pool:
         return []
     texts = {item.n: item.text for item in items}
@@ -173,14 +149,19 @@ def candidates(
     if word_vectors and (cross_lingual or not is_chinese(question)):
         untranslated = subject - set(senses)
         translations = word_translations(
-            untranslated, pool, word_vectors, TRANSLATION_SIMILARITY if cross_lingual else SYNONYM_SIMILARITY
+            untranslated,
+            pool,
+            word_vectors,
+            PARAMS.translation_similarity if cross_lingual else PARAMS.synonym_similarity,
         )
     elif word_vectors and paraphrase:
         unused = {
             t for t in subject if not LATIN_WORD.match(t) and not any(found_words({t}, text) for text in contexts)
         }
-        translations = word_translations(unused, pool, word_vectors, CHINESE_SYNONYM_SIMILARITY) if unused else None
-    span = CROSS_SENTENCE_SPAN if cross_lingual else SENTENCE_SPAN
+        translations = (
+            word_translations(unused, pool, word_vectors, PARAMS.chinese_synonym_similarity) if unused else None
+        )
+    span = PARAMS.cross_sentence_span if cross_lingual else PARAMS.sentence_span
     weights = pool_weights(subject, contexts)
     out: list[Candidate] = []
     facts: list[UnitFacts] = []
@@ -192,7 +173,7 @@ def candidates(
         # that names the final exam but no date (103/121); 0.5 and 0.6 both give 104/121.
         headed = subject_coverage(subject, f"{unit.heading} {unit.context}", translations, weights, senses)
         own = subject_coverage(subject, unit.context, translations, weights, senses)
-        coverage = HEADED_SHARE * headed + (1 - HEADED_SHARE) * own
+        coverage = PARAMS.headed_share * headed + (1 - PARAMS.headed_share) * own
         kinds = kinds_in(unit.text, people)
         meaning = min(1.0, max(0.0, margin) / span)
         if cross_lingual and not translations and not senses or not subject:
@@ -208,8 +189,8 @@ def candidates(
             + 0.35 * _needs_met(ask, kinds)
             - 0.04 * (n - 1)
             - min(0.004 * unit.position, 0.04)
-            + NEWER_BONUS * change
-            + RULE_BONUS * (ask.yes_no and "rule" in kinds)
+            + PARAMS.newer_bonus * change
+            + PARAMS.rule_bonus * (ask.yes_no and "rule" in kinds)
         )
         out.append(Candidate(n, unit, kinds, coverage, margin, score, date, change))
         facts.append(
@@ -254,7 +235,7 @@ def _refusal(
     """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
     the question has no subject words, so no unit can name its subject; its meaning must do."""
     best = ranked[0]
-    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+    needed_margin = PARAMS.cross_on_subject_margin if cross_lingual else PARAMS.on_subject_margin
     on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
     if not on_subject:
         return "no_subject"
@@ -267,8 +248,8 @@ def _refusal(
         holders = [c for c in on_subject[:8] if accepted & c.kinds]
         # The holder must name the subject, or mean it when the question has no subject words.
         if not any(
-            c.coverage >= NEED_COVERAGE
-            or (meaning_only or c.coverage >= NEED_COVERAGE / 2)
+            c.coverage >= PARAMS.need_coverage
+            or (meaning_only or c.coverage >= PARAMS.need_coverage / 2)
             and c.margin >= needed_margin
             for c in holders
         ):
@@ -332,7 +313,7 @@ def compose(
         ranked = naming
     subject = subject_tokens(question, tuple(ignore) + tuple(required))
     meaning_only = not subject
-    needed_margin = CROSS_ON_SUBJECT_MARGIN if cross_lingual else ON_SUBJECT_MARGIN
+    needed_margin = PARAMS.cross_on_subject_margin if cross_lingual else PARAMS.on_subject_margin
 
     def decide(ranked: list[Candidate]) -> tuple[str, dict[str, float]]:
         # Whether to answer is decided on the evidence in the order of the composer's score,
@@ -388,7 +369,7 @@ def compose(
     chosen, newer = newer_first(chosen, ranked, ask, on_subject)
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
-        chosen = within_words(chosen, MAX_ANSWER_WORDS)
+        chosen = within_words(chosen, PARAMS.max_answer_words)
     # The fact asked for, from the best quote that holds that kind of fact, when it holds
     # exactly one: a neighbour quoted beside a rule of three cases may hold a number of its
     # own ("不超过 4 页"), which answers nothing. The quotes stand in source order, so the

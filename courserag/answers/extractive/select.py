@@ -11,22 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from courserag.answers.extractive.intent import Ask
+from courserag.answers.extractive.params import PARAMS
 
 if TYPE_CHECKING:
     from courserag.answers.extractive.compose import Candidate
-
-MAX_UNITS = 3
-MAX_LIST_UNITS = 5
-# The unit that holds the kind of fact asked for must also be about the question's subject:
-# "Which room is the final exam in?" is not answered by the midterm's room.
-NEED_COVERAGE = 0.6
-NEWER_REACH = 0.35
-# A neighbour of the best unit (at most NEAR_POSITIONS units away in its source) is quoted
-# with it when it scores within NEAR_REACH of it (ADJACENT_REACH for the very next unit of
-# the same section).
-NEAR_POSITIONS = 3
-NEAR_REACH = 0.35
-ADJACENT_REACH = 0.5
 
 
 def newer_first(
@@ -37,15 +25,15 @@ def newer_first(
     that a later announcement changed. Also the notice's date, when it is put before
     other statements (the answer says so); None otherwise."""
     best = chosen[0]
-    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+    limit = PARAMS.max_list_units if ask.wants_list else PARAMS.max_units
 
     def same_subject(c: Candidate) -> bool:
         # It names the question's subject about as well as the best unit does (or well enough)
         # and holds a kind of fact asked for that the best unit holds.
         return (
             on_subject(c)
-            and c.score >= best.score - NEWER_REACH
-            and c.coverage >= min(best.coverage, NEED_COVERAGE)
+            and c.score >= best.score - PARAMS.newer_reach
+            and c.coverage >= min(best.coverage, PARAMS.need_coverage)
             and (not ask.needs or any(need & c.kinds and need & best.kinds for need in ask.needs))
         )
 
@@ -76,7 +64,7 @@ def select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], 
     the other strong units."""
     best = ranked[0]
     chosen = [best]
-    limit = MAX_LIST_UNITS if ask.wants_list else MAX_UNITS
+    limit = PARAMS.max_list_units if ask.wants_list else PARAMS.max_units
 
     def fresh(c: Candidate) -> bool:
         return c not in chosen and not contained(c, chosen)
@@ -87,7 +75,7 @@ def select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], 
                 chosen.append(c)
 
     def near(c: Candidate) -> bool:
-        return c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= NEAR_POSITIONS
+        return c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= PARAMS.near_positions
 
     missing = [need for need in ask.needs if not need & best.kinds]
     while missing and len(chosen) < limit:
@@ -112,7 +100,7 @@ def select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], 
                 if near(c)
                 and c.unit.kind == "item"
                 and c.unit.heading == best.unit.heading
-                and c.score >= best.score - NEAR_REACH
+                and c.score >= best.score - PARAMS.near_reach
                 and any(need & c.kinds for need in ask.needs)
             ]
         )
@@ -138,7 +126,7 @@ def _reach(candidate: Candidate, best: Candidate) -> float:
     sentence right after it in the same section usually completes its rule (the deadline
     for the request, the limit of the penalty), so it may score lower than one further off."""
     adjacent = candidate.unit.position == best.unit.position + 1 and candidate.unit.heading == best.unit.heading
-    return ADJACENT_REACH if adjacent else NEAR_REACH
+    return PARAMS.adjacent_reach if adjacent else PARAMS.near_reach
 
 
 def contained(candidate: Candidate, chosen: list[Candidate]) -> bool:

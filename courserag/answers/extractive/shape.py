@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 
+from courserag.answers.extractive.params import PARAMS
+
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"^\d+(?:[.:/-]\d+)*$")
 _SENTENCE_END = frozenset(".!?。！？；;:：)）]")  # the last character of a sentence
 # Dot or dash leaders ending in a page number: a contents line ("Hashing ........ 41").
 _LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,}")
 _PAGE_END = re.compile(r"\d{1,4}\s*$")
-SHORT_WORDS = 8  # a line this short with no end punctuation reads as a title
-GRID_TOKENS = 12  # a line this long, mostly numbers, with no end punctuation, is a grid
-GRID_NUMBER_SHARE = 0.4
 
 
 def _tokens(text: str) -> list[str]:
@@ -41,9 +40,9 @@ def grid_line(text: str) -> bool:
     if _ends_sentence(text):
         return False
     tokens = _tokens(text)
-    if len(tokens) < GRID_TOKENS:
+    if len(tokens) < PARAMS.grid_tokens:
         return False
-    return sum(1 for t in tokens if _NUMBER.match(t)) / len(tokens) >= GRID_NUMBER_SHARE
+    return sum(1 for t in tokens if _NUMBER.match(t)) / len(tokens) >= PARAMS.grid_number_share
 
 
 def heading_like(text: str) -> bool:
@@ -59,4 +58,4 @@ def heading_like(text: str) -> bool:
         return False
     tokens = _tokens(stripped)
     cjk = sum(1 for t in tokens if len(t) == 1 and "\u3400" <= t <= "\ufaff")
-    return len(tokens) - cjk + cjk / 2 <= SHORT_WORDS  # two CJK characters read about as one word
+    return len(tokens) - cjk + cjk / 2 <= PARAMS.short_words  # two CJK characters read about as one word

@@ -11,8 +11,12 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Sequence
 
+import yaml
+
+from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.units import Unit
 from courserag.lang.bridge import glosses
 from courserag.lang.matching import matched_tokens, stem
@@ -22,35 +26,18 @@ from courserag.lang.textnorm import STOPWORDS, token_weight, word_tokens
 WordVectors = Callable[[list[str]], "object"]
 
 
-# A question word and a word of the other language mean the same at this cosine of their
-# word vectors (USE multilingual v3; measured on course terms: 期末/final 0.66, 迟交/late 0.70,
-# 学习率/learning rate 0.86, against at most ~0.5 for unrelated pairs).
-TRANSLATION_SIMILARITY = 0.55
-MAX_POOL_WORDS = 1500
+# Words that say what kind of fact is wanted, or that any question about a course has (the
+# question's subject is what is left): data, per language.
+WORDS_FILE = Path(__file__).with_name("subject_words.yaml")
 
 
-SYNONYM_SIMILARITY = 0.65
+def _generic_words() -> frozenset[str]:
+    """The generic words of every language in subject_words.yaml."""
+    data = yaml.safe_load(WORDS_FILE.read_text(encoding="utf-8"))
+    return frozenset(word for runs in data["generic"].values() for run in runs for word in run.split())
 
 
-# A Chinese question word that no unit uses (the learner's own wording: 晚交, 没修) is
-# matched through the unit word it means, at a stricter similarity than English: measured
-# on the sample courses' pools, 晚交/迟交 0.77, 没修/未修过 0.81, 被扣/扣除 0.87, against up to
-# ~0.74 for unrelated pairs (定好/更好). Words the materials do use match as themselves only:
-# 期末考试 must not match 考前.
-CHINESE_SYNONYM_SIMILARITY = 0.76
-
-
-# Words that say what kind of fact is wanted, or that any question about a course has; the
-# question's subject is what is left.
-GENERIC_WORDS = frozenset(
-    """course class classes materials material say says tell know please about anything information
-    date dates day days time times room rooms where when who whom email address phone number numbers
-    percentage percent weight deadline held take place happen happens get got need much many long fast allowed
-    more some any also just still really very write contact up stuff thing things
-    课程 这门课 本课程 资料 请问 时间 地点 教室 日期 哪里 哪个 什么 时候 多少 怎么 如何 是否 可以 能否 需要 一下
-    老师 同学 哪一天 哪天 哪几天 几天 一天 哪一年 几点 几号 什么样 怎样 为什么 有没有 能不能 是不是 哪些 哪位 谁 这门 门课 内容
-    几个 哪种 哪一种 通常 一般 分别 这一 那个 这些 那些""".split()
-)
+GENERIC_WORDS = _generic_words()
 
 
 # "i'm", "don't": a contraction of a function word is a function word.
@@ -158,7 +145,7 @@ def word_translations(
     import numpy as np
 
     words = list(dict.fromkeys(w for _, u in pool for w in _text_words(f"{u.heading} {u.context}") if len(w) > 1))
-    words = words[:MAX_POOL_WORDS]
+    words = words[: PARAMS.max_pool_words]
     tokens = sorted(subject)
     if not words or not tokens:
         return {}

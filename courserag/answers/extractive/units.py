@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.sentences import split_sentences
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•·▪‣]|\d{1,3}[.)、]|[（(]?\d{1,2}[）)]|[a-z][.)])\s+")
@@ -22,7 +23,6 @@ _HEADING = re.compile(r"^\s*#{1,6}\s+")
 _NUMBERED_HEADING = re.compile(
     r"^\s*(?:[一二三四五六七八九十]{1,3}、|第\s*[一二三四五六七八九十\d]{1,3}\s*[章节讲部分]|(?:Chapter|Section|Part)\s+\d+\b)"
 )
-MAX_HEADING_CHARS = 40
 
 
 def _is_heading(line: str) -> bool:
@@ -30,7 +30,7 @@ def _is_heading(line: str) -> bool:
         return True
     return (
         bool(_NUMBERED_HEADING.match(line))
-        and len(line.strip()) <= MAX_HEADING_CHARS
+        and len(line.strip()) <= PARAMS.max_heading_chars
         and not _SENTENCE_END.search(line.rstrip("：:"))
     )
 
@@ -52,8 +52,6 @@ _DOCSTRING = ('"""', "'''")
 # Formats whose line breaks are often only wrapping (Markdown source, text, PDF text).
 WRAPPED_FORMATS = frozenset({"md", "txt", "pdf", "ipynb", "py", ""})
 CODE_FORMATS = frozenset({"py", "ipynb"})
-MAX_LEAD_IN = 160  # a longer lead-in is a sentence of its own, not a prefix
-MAX_ITEMS_JOINED = 6  # a colon sentence takes at most this many following items
 
 
 @dataclass(frozen=True)
@@ -195,11 +193,11 @@ class _Builder:
         item = _clean(_LIST_ITEM.sub("", line))
         if not item:
             return
-        if self.pending_colon is not None and self.pending_colon.text.count(";") < MAX_ITEMS_JOINED:
+        if self.pending_colon is not None and self.pending_colon.text.count(";") < PARAMS.max_items_joined:
             lead = self.pending_colon
             intro = self.colon_sentence
             # The item on its own, with its lead-in; and the lead-in gathering its items.
-            self.add(f"{intro} {item}" if len(intro) <= MAX_LEAD_IN else item, "item", intro)
+            self.add(f"{intro} {item}" if len(intro) <= PARAMS.max_lead_in else item, "item", intro)
             self.pending_colon = Unit(
                 lead.text + (" " if lead.text.endswith((":", "：")) else "; ") + item,
                 lead.kind,

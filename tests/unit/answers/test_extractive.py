@@ -132,6 +132,26 @@ def test_what_a_question_asks_for(question, labels):
     assert classify(question).labels == labels
 
 
+def test_the_question_words_are_data_in_both_languages():
+    """intent_words.yaml: every kind of question is asked by patterns of English and of
+    Chinese, each a valid regex on its own, answered by kinds of fact entities.py detects."""
+    import re
+
+    import yaml
+
+    from courserag.answers.extractive.entities import KINDS
+    from courserag.answers.extractive.intent import LANGUAGES, WORDS_FILE
+
+    data = yaml.safe_load(WORDS_FILE.read_text(encoding="utf-8"))
+    for label, kind in data["asks"].items():
+        assert set(kind["answered_by"]) <= set(KINDS) | {"person"}, label
+        for lang in LANGUAGES:
+            assert kind[lang], (label, lang)
+            for pattern in kind[lang]:
+                re.compile(pattern)
+    assert set(data["forms"]) == {"yes_no", "list", "why_how", "why"}
+
+
 @pytest.mark.parametrize(
     "question, procedure",
     [
