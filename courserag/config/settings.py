@@ -150,8 +150,8 @@ class Settings:
     cpu_threads: int = setting("CPU_THREADS", 1)
     # Chunks are sized in the embedding model's tokens (see courserag/ingest/chunking.py); the
     # effective size is also kept inside the model's window and the per-chunk answer budget.
-    # Answer-unit vectors kept between questions (embedders/groups.py): ~1.5 KB each for the
-    # default E5, ~3.5 KB for the E5 + USE ensemble.
+    # Answer-unit vectors kept between questions (embedders/groups.py): ~3.5 KB each for the
+    # default E5 + USE ensemble (896 floats), ~1.5 KB for E5 alone.
     unit_vector_cache: int = setting("UNIT_VECTOR_CACHE", 12_000)
     chunk_tokens: int = setting("CHUNK_TOKENS", 320)
     chunk_overlap_tokens: int = setting("CHUNK_OVERLAP_TOKENS", 40)

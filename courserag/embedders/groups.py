@@ -33,6 +33,7 @@ class GroupVectors:
         self.embedded = 0  # groups the embedder was asked for (misses)
         self._groups: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self._held = 0
+        self._embedder: Embedder | None = None  # whose vectors are kept (the engine may swap its model)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -44,8 +45,11 @@ class GroupVectors:
         texts = list(texts)
         if not texts:
             return np.zeros((0, embedder.dim), dtype=np.float32)
-        key = (embedder.name, id(embedder), across_languages, tuple(texts))
+        key = (across_languages, tuple(texts))
         with self._lock:
+            if embedder is not self._embedder:  # another model: what is kept is another space
+                self._groups.clear()
+                self._held, self._embedder = 0, embedder
             if key in self._groups:
                 self._groups.move_to_end(key)
                 return self._groups[key]
@@ -53,7 +57,7 @@ class GroupVectors:
         vectors.setflags(write=False)
         with self._lock:
             self.embedded += 1
-            if key not in self._groups:
+            if embedder is self._embedder and key not in self._groups:
                 self._groups[key] = vectors
                 self._held += len(vectors)
             while self._held > self.max_vectors and len(self._groups) > 1:

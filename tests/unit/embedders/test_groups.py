@@ -63,3 +63,13 @@ def test_kept_vectors_do_not_depend_on_what_was_asked_before(embedder):
     asked_after = warm.similarity(embedder, query, False, 8)(SYLLABUS)
     assert np.array_equal(fresh, asked_after)
     assert np.array_equal(asked_after, warm.similarity(embedder, query, False, 8)(SYLLABUS))
+
+
+def test_another_model_does_not_read_the_vectors_kept_for_the_first():
+    from tests.conftest import FakeEmbedder
+
+    groups, first, second = GroupVectors(), FakeEmbedder(), FakeEmbedder()
+    groups.vectors(first, SYLLABUS, False, 8)
+    groups.vectors(second, SYLLABUS, False, 8)
+    assert second.batches and groups.embedded == 2  # embedded again, by the new model
+    assert len(groups) == 1  # the first model's vectors are gone
