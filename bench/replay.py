@@ -13,7 +13,7 @@ EVAL_CACHE/replay/<set>-<role>.pkl. `score` runs the composer on them (`compose_
 second run embeds nothing. Retrieval is frozen: a change to ranking needs a new `collect`.
 
 Questions (never a test split): SyllabusQA `train` (fit, SOURCES' count spread evenly) and
-`val` (held); of the XQuAD and SQuAD dev sets, the even-place titles of the corpus (fit) and
+the whole `val` split (held); of the XQuAD, SQuAD and CMRC 2018 dev sets, the even-place titles of the corpus (fit) and
 the odd-place ones (held), as scripts/fit_units.py splits them. Choose on `fit`, report `held`.
 """
 
@@ -35,13 +35,15 @@ OUT = CACHE / "replay"
 # (set, scope, role, how many questions)
 SOURCES = (
     ("syllabusqa_dev", "course", "fit", 200),
-    ("syllabusqa_dev", "course", "held", 240),
+    ("syllabusqa_dev", "course", "held", 957),  # the whole val split
     ("xquad_zh2en_dev", "global", "fit", 60),
     ("xquad_zh2en_dev", "global", "held", 60),
     ("xquad_en2zh_dev", "global", "fit", 60),
     ("xquad_en2zh_dev", "global", "held", 60),
     ("squad_v1_dev", "course", "fit", 100),
     ("squad_v1_dev", "course", "held", 100),
+    ("cmrc2018_dev", "global", "fit", 100),
+    ("cmrc2018_dev", "global", "held", 100),
 )
 
 

@@ -35,6 +35,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from inspect import signature
 from pathlib import Path
 
@@ -170,34 +171,54 @@ def fit(args) -> int:
 
     rows = load_rows()
     fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(u["holds"] for u in r["units"])]
-    x, y, groups, w = [], [], [], []
+    choice = fit_choice_model([(r["set"], [(u["f"], u["holds"]) for u in r["units"]]) for r in fit_rows], FEATURES)
+    model = UnitModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
+    out = args.out or WEIGHTS_FILE
+    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(
+        f"wrote {out} from {len(fit_rows)} questions, {choice.items} units; left out: {', '.join(choice.unseen) or 'none'}"
+    )
+    for f, c in sorted(zip(FEATURES, model.coef), key=lambda t: -abs(t[1])):
+        print(f"  {f:16s} {c:+.3f}")
+    report(rows, model)
+    return 0
+
+
+@dataclass(frozen=True)
+class ChoiceModel:
+    """A fitted conditional logistic model: the standardisation, the weights (rounded to six
+    digits, so a rerun writes the same bytes), the features left out, the items fitted on."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    unseen: list[str]
+    items: int
+
+
+def fit_choice_model(questions: list[tuple[str, list[tuple[dict, bool]]]], features: tuple[str, ...]) -> ChoiceModel:
+    """Fit which of a question's items (units, runs) hold the answer: `questions` are (set,
+    [(features, holds)…]); each set weighs alike and each question of a set alike; a feature
+    almost no item has is left out; only the order counts, so there is no bias."""
     per_set = defaultdict(int)
-    for r in fit_rows:
-        per_set[r["set"]] += 1
-    for g, r in enumerate(fit_rows):
-        for u in r["units"]:
-            x.append([u["f"][f] for f in FEATURES])
-            y.append(float(u["holds"]))
+    for name, _ in questions:
+        per_set[name] += 1
+    x, y, groups, w = [], [], [], []
+    for g, (name, items) in enumerate(questions):
+        for f, holds in items:
+            x.append([f[k] for k in features])
+            y.append(float(holds))
             groups.append(g)
-        w.append(1.0 / per_set[r["set"]])  # each set alike, each question of a set alike
+        w.append(1.0 / per_set[name])
     x, y, groups, w = np.array(x), np.array(y), np.array(groups), np.array(w)
     w *= len(w) / w.sum()
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-6] = 1.0
     z = (x - mean) / scale
-    unseen = unseen_features(x, FEATURES)
-    z[:, [FEATURES.index(f) for f in unseen]] = 0.0
-    beta = np.concatenate([[0.0], _fit_choice(z, y, groups, w, L2)])  # no bias: only the order counts
-    model = UnitModel(
-        FEATURES, tuple(mean.round(6)), tuple(scale.round(6)), tuple(beta[1:].round(6)), round(float(beta[0]), 6)
-    )
-    out = args.out or WEIGHTS_FILE
-    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out} from {len(fit_rows)} questions, {len(y)} units; left out: {', '.join(unseen) or 'none'}")
-    for f, c in sorted(zip(FEATURES, model.coef), key=lambda t: -abs(t[1])):
-        print(f"  {f:16s} {c:+.3f}")
-    report(rows, model)
-    return 0
+    unseen = unseen_features(x, features)
+    z[:, [features.index(f) for f in unseen]] = 0.0
+    coef = _fit_choice(z, y, groups, w, L2)
+    return ChoiceModel(tuple(mean.round(6)), tuple(scale.round(6)), tuple(coef.round(6)), unseen, len(y))
 
 
 def unseen_features(x: np.ndarray, names: tuple[str, ...], min_share: float = MIN_SHARE) -> list[str]:

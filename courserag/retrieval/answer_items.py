@@ -28,9 +28,11 @@ def answer_items(answer: str) -> list[str]:
     """The listed items of an answer, in order; [] when it lists nothing."""
     lines = [line for line in answer.splitlines() if line.strip()]
     bullets = [m.group(1) for line in lines if (m := _BULLET.match(line))]
-    if bullets:
+    if len(bullets) > 1:
         return _without_shared_lead([strip_marks(b) for b in bullets if strip_marks(b)])
-    body = " ".join(line for line in lines if not _LEAD_LINE.search(line))
+    # One quote (a passage, or a sentence with its list after a colon) or running text: its
+    # enumeration, if it has one.
+    body = bullets[0] if bullets else " ".join(line for line in lines if not _LEAD_LINE.search(line))
     return _enumeration(strip_marks(body))
 
 

@@ -20,7 +20,19 @@ from courserag.answers.extractive.shape import contents_line, grid_line, heading
 ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
 # The kinds of fact that can be said in a few words before the quote (a rule or a condition
 # is a sentence, not a fact).
-SHORT_FACTS = ("date", "time", "place", "person", "email", "phone", "percent", "duration", "number", "messaging")
+SHORT_FACTS = (
+    "date",
+    "time",
+    "place",
+    "room",
+    "person",
+    "email",
+    "phone",
+    "percent",
+    "duration",
+    "number",
+    "messaging",
+)
 # What may stand between two parts of one fact ("Wed, Oct 12", "09:00–12:00").
 _JOINER = re.compile(r"^[\s,，、\-–—~至到]{0,3}$")
 
@@ -48,7 +60,7 @@ def fact_spans(text: str, kinds: Iterable[str]) -> list[str]:
     # A number inside a date ("October 25") is the date's, not a count asked for; one inside
     # a code ("X-2023-001", "HW2") is the code's (a room code is a place: kept for "where").
     taken = [] if "date" in kinds else [m.span() for m in PATTERNS["date"].finditer(text)]
-    if "place" not in kinds:
+    if "place" not in kinds and "room" not in kinds:
         taken += [m.span() for m in _CODE_LIKE.finditer(text)]
     found = sorted(
         (m.start(), m.end())
@@ -128,6 +140,32 @@ def within_budget(lengths: Sequence[int], budget: int = PARAMS.max_answer_words)
             return i
         used += length
     return len(lengths)
+
+
+def paragraph_quotes(pieces: Sequence[tuple[str, int, int, str]]) -> list[tuple[str, int]]:
+    """(text, source) quotes from (text, source, position, kind) units in answer order: the
+    sentences that follow each other in one source read as one paragraph; list items and
+    table rows keep a line each."""
+    out: list[tuple[str, int]] = []
+    previous = None
+    for text, n, position, kind in pieces:
+        if (
+            previous
+            and kind == "sentence"
+            and previous[3] == "sentence"
+            and (n, position) == (previous[1], previous[2] + 1)
+        ):
+            glue = "" if _CJK_END.search(out[-1][0]) and _CJK_END.match(text) else " "
+            out[-1] = (out[-1][0] + glue + text, n)
+        else:
+            out.append((text, n))
+        previous = (text, n, position, kind)
+    return out
+
+
+_CJK_END = re.compile(
+    r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]$|^[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]"
+)
 
 
 def render_lines(

@@ -1,14 +1,16 @@
-"""The extractive answer: choose the few units that state what the question asks for.
+"""The extractive answer: choose the passage that states what the question asks for.
 
 Every unit of the packed sources is scored by how much of the question's subject it holds
 (its words, or its meaning when an embedder is given), whether it holds the kind of fact
-the question asks for (a date for "when", a room for "where"…), and its source's rank. With
-an embedder the fitted unit model (unit_model.py) orders the units on those measurements; the
-answer-or-refuse decision reads them in the order of their hand-set sum, on which it was
-fitted (refusal.py). The best unit leads; more are added only to cover what the first leaves out (the place of a
-"when and where" question), to list what was asked for, or to explain a "why". The answer
-is refused — not guessed — when no unit about the subject holds the kind of fact asked for,
-or nothing is about the subject at all.
+the question asks for (a date for "when", a room for "which room"…), and its source's rank.
+With an embedder the fitted unit model (unit_model.py) orders the units on those
+measurements, and a fitted passage model (passages.py) picks the run of consecutive units to
+quote; a unit is added for a kind of fact asked for that the passage lacks (the place of a
+"when and where" question). The answer-or-refuse decision reads the units in the order of
+their hand-set sum, on which it was fitted (refusal.py). The answer is refused — not guessed
+— when no unit about the subject holds a kind of fact asked for that the detectors reliably
+see (kinds.py), or nothing is about the subject at all. Without an embedder the hand-set sum
+orders the units and select.py adds the best unit's neighbours.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Callable, Mapping, Sequence
 from courserag.answers.extractive.answer_shape import (
     distinct,
     holds_fact,
+    paragraph_quotes,
     quotable,
     render_lines,
     short_fact,
@@ -27,10 +30,12 @@ from courserag.answers.extractive.answer_shape import (
 )
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
+from courserag.answers.extractive.kinds import accepted, reliably_detected
 from courserag.answers.extractive.params import PARAMS
+from courserag.answers.extractive.passages import PassageModel, best_passage, load_passage_model
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
-from courserag.answers.extractive.select import newer_first, select
+from courserag.answers.extractive.select import complete_needs, newer_first, select
 from courserag.answers.extractive.shape import heading_like
 from courserag.answers.extractive.subject import (
     LATIN_WORD,
@@ -230,31 +235,40 @@ def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitM
 
 
 def _refusal(
-    ranked: list[Candidate], ask: Ask, cross_lingual: bool, min_coverage: float, meaning_only: bool = False
+    ranked: list[Candidate],
+    ask: Ask,
+    cross_lingual: bool,
+    min_coverage: float,
+    meaning_only: bool = False,
+    materials: str = "en",
 ) -> str:
     """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
-    the question has no subject words, so no unit can name its subject; its meaning must do."""
+    the question has no subject words, so no unit can name its subject; its meaning must do.
+    `materials`: the script of the text the units are in, in one language ("en" or "zh", kinds.py)."""
     best = ranked[0]
     needed_margin = PARAMS.cross_on_subject_margin if cross_lingual else PARAMS.on_subject_margin
     on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
     if not on_subject:
         return "no_subject"
-    # Across languages the kind of fact is asked in one language and looked for in the other's
-    # text, where the detectors see less (a name or a place written in Chinese has no capital
-    # letters): there the fitted decision weighs it, and no kind is required. Measured on the
-    # XQuAD fitting titles and confirmed on the held-out ones (docs/EVALUATION.md).
-    for need in () if cross_lingual else ask.needs:
-        accepted = need | {"condition"} if "date" in need else need  # "when does it resize?" -> "when it holds…"
-        holders = [c for c in on_subject[:8] if accepted & c.kinds]
-        # The holder must name the subject, or mean it when the question has no subject words.
-        if not any(
-            c.coverage >= PARAMS.need_coverage
-            or (meaning_only or c.coverage >= PARAMS.need_coverage / 2)
-            and c.margin >= needed_margin
-            for c in holders
-        ):
+    # A kind is required only where the detectors see it in the materials' script (kinds.py):
+    # a name or a place written in Chinese has no capital letters, an English place no
+    # pattern. Across languages none is: the unit that holds it must also name the subject,
+    # and words matched through their translation name it too weakly (XQuAD: requiring
+    # English numbers of Chinese questions refused 0.037 of them, against 0.007 without).
+    # Elsewhere the fitted decision weighs whether the kind is held.
+    for need in () if cross_lingual else (need for need in ask.needs if reliably_detected(need, materials)):
+        holders = [c for c in on_subject[:8] if accepted(need) & c.kinds]
+        if not any(_names_subject(c, needed_margin, meaning_only) for c in holders):
             return "missing:" + "/".join(sorted(need))
     return "" if best.score > 0 else "no_evidence"
+
+
+def _names_subject(c: Candidate, needed_margin: float, meaning_only: bool) -> bool:
+    """The unit names the question's subject, or means it when the question has no subject
+    words: what a unit holding the asked kind of fact must do to answer with it."""
+    return c.coverage >= PARAMS.need_coverage or (
+        (meaning_only or c.coverage >= PARAMS.need_coverage / 2) and c.margin >= needed_margin
+    )
 
 
 def compose(
@@ -271,6 +285,7 @@ def compose(
     word_vectors: WordVectors | None = None,
     refusal_model: RefusalModel | None | str = "shipped",
     unit_model: UnitModel | None | str = "shipped",
+    passage_model: PassageModel | None | str = "shipped",
 ) -> Composition:
     """Choose the answer's units (or refuse), pure given `similarity`.
 
@@ -280,6 +295,8 @@ def compose(
     the fitted weights, None: the hand-set rules of `_refusal`).
     `unit_model` orders the units to quote (unit_model.py; "shipped": the fitted weights,
     None: the hand-set sum). Whether to answer is decided on the hand-set order either way.
+    `passage_model` chooses the passage quoted when the unit model ranks (passages.py;
+    None: select.py's hand-set neighbours).
     """
     # Without an embedder there are no margins for the models to weigh: the rules and the
     # hand-set sum decide.
@@ -332,7 +349,7 @@ def compose(
         # A question of only question words ("这门课的老师是谁？") has no subject for the
         # model's features to weigh, and its fitting questions almost always have one: there
         # its meaning must reach the on-subject margin, as the rules say.
-        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only)
+        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, "zh" if is_chinese(question) else "en")
         # The kind of fact asked for and held by no unit about the subject ("the TA's phone
         # number" where only e-mails are listed, the final exam's room where only the
         # midterm's is) stays a refusal: SyllabusQA's questions rarely ask so, and with it
@@ -361,11 +378,22 @@ def compose(
     if reason:
         return Composition((), True, reason, ranked[0].n, features=seen)
     on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
+    names_subject = lambda c: _names_subject(c, needed_margin, meaning_only)  # noqa: E731
     # Headings, contents lines and grids are never quoted (answer_shape.quotable).
     ranked = [
         c for c in ranked if quotable(c.unit.text, c.kinds, ask.needs, bool(c.features and c.features["heading_like"]))
     ] or ranked[:1]
-    chosen = select(ranked, ask, on_subject)
+    passage_model = (
+        (load_passage_model() if passage_model == "shipped" else passage_model) if unit_model is not None else None
+    )
+    if passage_model is not None:
+        # One passage (runs of consecutive units, passages.py), its best unit first, then a
+        # unit for each asked kind of fact it does not hold.
+        passage = best_passage(ranked, passage_model, cross_lingual, ask.wants_list)
+        lead = [passage.best, *(c for c in passage.units if c is not passage.best)]
+        chosen = complete_needs(lead, ranked, ask, on_subject, len(lead) + len(ask.needs))
+    else:
+        chosen = select(ranked, ask, on_subject)
     chosen, newer = newer_first(chosen, ranked, ask, on_subject)
     chosen = [chosen[i] for i in distinct([c.unit.text for c in chosen])]
     if not ask.wants_list:
@@ -375,7 +403,9 @@ def compose(
     # own ("不超过 4 页"), which answers nothing. The quotes stand in source order, so the
     # best is not always first.
     by_rank = sorted(chosen, key=lambda c: -(c.p if unit_model is not None else c.score))
-    holder = next((c for c in by_rank if holds_fact(c.unit.text, ask.needs)), None)
+    # ...and names the question's subject: "理学楼 305 教室" is where the class meets, not the
+    # final exam's room, and a fact line says it as the answer.
+    holder = next((c for c in by_rank if names_subject(c) and holds_fact(c.unit.text, ask.needs)), None)
     fact = short_fact(holder.unit.text, ask.needs) if holder and not ask.wants_list else None
     fact_n = holder.n if fact else None
     return Composition(
@@ -406,7 +436,10 @@ def _remembered(similarity: UnitSimilarity | None) -> UnitSimilarity | None:
 def render(composition: Composition, lead: str) -> str:
     """'From the materials:', the short fact asked for, then one line per unit, each marked
     with its source number (answer_shape.py)."""
-    quotes = [(c.unit.text, c.n) for c in composition.units]
+    # A list is quoted an item a line (a follow-up may point at "the second one"); otherwise
+    # the sentences that follow each other read as one paragraph.
+    pieces = [(c.unit.text, c.n, c.unit.position, c.unit.kind) for c in composition.units]
+    quotes = [(text, n) for text, n, _, _ in pieces] if composition.wants_list else paragraph_quotes(pieces)
     lines = render_lines(quotes, composition.fact, composition.wants_list, composition.fact_n)
     return lead + "\n" + "\n".join(lines) if lines else ""
 

@@ -17,6 +17,15 @@ _MONTH = (
 )
 _WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 
+# Rooms are short hyphenated codes (SCI-201, LH-1; course codes have 4 digits) or a place
+# word with a name or number after it ("Room 101", "理学楼 305 教室").
+_ROOM = (
+    r"\b[A-Z]{1,4}-\d{1,3}[A-Z]?\b(?!-\d)"
+    r"|\b(?i:room|lab|hall|building|library|auditorium|theat(?:re|er)|classroom|office)\s+[A-Z0-9][\w-]*"
+    r"|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]+\s*(?:区|室|教室|机房)?|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]*\s*(?:区|室|教室|机房)"
+    r"|\d+\s*(?:教室|室|号楼)"
+)
+
 PATTERNS: dict[str, re.Pattern] = {
     "date": re.compile(
         rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b{_MONTH}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b|\b(?:{_WEEKDAY})\b"
@@ -36,15 +45,9 @@ PATTERNS: dict[str, re.Pattern] = {
         r"|每(?:天|日|晚|周|星期|月|年|小时|学期)",
         re.IGNORECASE,
     ),
-    # Rooms are short hyphenated codes (SCI-201, LH-1; course codes have 4 digits) or a
-    # place word with a name or number after it.
-    "place": re.compile(
-        r"\b[A-Z]{1,4}-\d{1,3}[A-Z]?\b(?!-\d)"
-        r"|\b(?i:room|lab|hall|building|library|auditorium|theat(?:re|er)|classroom|office)\s+[A-Z0-9][\w-]*"
-        r"|\b(?i:lecture hall|computer lab|online|zoom)\b"
-        r"|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]+\s*(?:区|室|教室|机房)?|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]*\s*(?:区|室|教室|机房)"
-        r"|\d+\s*(?:教室|室|号楼)"
-    ),
+    # A place is a room, or a place said by its kind ("online", "lecture hall").
+    "place": re.compile(_ROOM + r"|\b(?i:lecture hall|computer lab|online|zoom)\b"),
+    "room": re.compile(_ROOM),
     "email": re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
     "phone": re.compile(
         r"(?<![\d-])(?:\+\d{1,3}[\s-]?)?(?:\(\d{2,4}\)\s?)?\d{3,4}[\s-]\d{3,4}(?:[\s-]\d{2,4})?(?![\d-])|(?<!\d)1[3-9]\d{9}(?!\d)"

@@ -1,9 +1,12 @@
 """Every number the extractive composer reads, in one object, with how each was set.
 
-The order of the units to quote and the answer-or-refuse decision are fitted
-(unit_weights.json, refusal_weights.json, by scripts/fit_units.py and fit_refusal.py); what
-is left here are measurements of the models' scales, limits on how much an answer quotes,
-and the hand-set sum the refusal model was fitted on. A module reads them from `PARAMS`.
+The order of the units, the passage quoted and the answer-or-refuse decision are fitted
+(unit_weights.json, passage_weights.json, refusal_weights.json, by scripts/fit_units.py,
+fit_passages.py and fit_refusal.py), and which kinds of fact may be required is measured
+(kind_recall.json, scripts/measure_kinds.py); what is left here are measurements of the
+models' scales, limits on how much an answer quotes, the hand-set sum the refusal model was
+fitted on, and the neighbours select.py adds when no embedder is given. A module reads them
+from `PARAMS`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ class ComposerParams:
     max_units: int = 3  # units quoted, unless a list is asked for
     max_list_units: int = 5
     max_answer_words: int = 120  # answer_eval.py's window: what a learner reads of an answer
+    # A quoted passage's budget (passages.py), in answer words (a CJK character counts one):
+    # about a paragraph, and no longer than the answers were (median 61 English words on
+    # SyllabusQA, 105-141 characters on the Chinese sets, issue 19).
+    passage_words: int = 60
+    passage_cjk_words: int = 100
     max_fact_words: int = 8  # the short fact said before the quotes
     max_heading_chars: int = 40  # a longer line is not a heading
     max_lead_in: int = 160  # a longer lead-in is a sentence of its own, not a prefix
@@ -65,9 +73,16 @@ class ComposerParams:
     # The unit that holds the kind of fact asked for must also be about the question's
     # subject: "Which room is the final exam in?" is not answered by the midterm's room.
     need_coverage: float = 0.6
-    # A neighbour of the best unit (at most near_positions units away in its source) is
-    # quoted with it when it scores within near_reach of it (adjacent_reach for the very next
-    # unit of the same section).
+    # ...and only where the detectors find that kind in the unit that answers at least this
+    # share of the time, over at least this many fitting questions (kinds.py): a detector
+    # that misses one answer in ten refuses answerable questions about as often as it
+    # catches an unanswerable one (SyllabusQA train: 158 answerable against 44 "no answer").
+    required_kind_recall: float = 0.9
+    required_kind_questions: int = 20
+    # Without an embedder (select.py), a neighbour of the best unit (at most near_positions
+    # units away in its source) is quoted with it when it scores within near_reach of it
+    # (adjacent_reach for the very next unit of the same section); with one, the fitted
+    # passage model chooses what is quoted with it.
     near_positions: int = 3
     near_reach: float = 0.35
     adjacent_reach: float = 0.5

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from courserag.answers.extractive.kinds import accepted
 from courserag.answers.extractive.logistic import Logistic, parsed_weights
 
 WEIGHTS_FILE = Path(__file__).with_name("refusal_weights.json")
@@ -90,8 +91,7 @@ def decision_features(
     def held(pool: Sequence) -> float:
         if not needs:
             return 1.0
-        accepted = [need | {"condition"} if "date" in need else need for need in needs]
-        return sum(1 for need in accepted if any(need & c.kinds for c in pool)) / len(accepted)
+        return sum(1 for need in needs if any(accepted(need) & c.kinds for c in pool)) / len(needs)
 
     max_margin = max(c.margin for c in top)
     return {

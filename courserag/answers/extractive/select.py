@@ -77,18 +77,7 @@ def select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], 
     def near(c: Candidate) -> bool:
         return c.n == best.n and 0 < abs(c.unit.position - best.unit.position) <= PARAMS.near_positions
 
-    missing = [need for need in ask.needs if not need & best.kinds]
-    while missing and len(chosen) < limit:
-        pool = [
-            c
-            for c in ranked
-            if fresh(c) and on_subject(c) and c.score >= best.score - 0.5 and any(need & c.kinds for need in missing)
-        ]
-        if not pool:
-            break
-        pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
-        chosen.append(pick)
-        missing = [need for need in missing if not need & pick.kinds]
+    chosen = complete_needs(chosen, ranked, ask, on_subject, limit)
     if ask.needs and best.unit.kind == "item":
         # A rule in cases (one list item per case: "within 24 hours: 20%; 24-48 hours: 50%")
         # is quoted with its other cases that state the fact asked for: which case is the
@@ -118,6 +107,32 @@ def select(ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], 
         for c in ranked:
             if len(chosen) < limit and fresh(c) and on_subject(c) and c.score >= best.score - 0.15:
                 chosen.append(c)
+    return chosen
+
+
+def complete_needs(
+    chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool], limit: int
+) -> list[Candidate]:
+    """The chosen units (the best first), then for each asked kind of fact none of them
+    holds the nearest unit about the subject that holds it (the place of a "when and
+    where" question), up to `limit` units."""
+    best, chosen = chosen[0], list(chosen)
+    missing = [need for need in ask.needs if not any(need & c.kinds for c in chosen)]
+    while missing and len(chosen) < limit:
+        pool = [
+            c
+            for c in ranked
+            if c not in chosen
+            and not contained(c, chosen)
+            and on_subject(c)
+            and c.score >= best.score - 0.5
+            and any(need & c.kinds for need in missing)
+        ]
+        if not pool:
+            break
+        pick = min(pool, key=lambda c: (_distance(c, best), -c.score))
+        chosen.append(pick)
+        missing = [need for need in missing if not need & pick.kinds]
     return chosen
 
 

@@ -6,6 +6,7 @@ from courserag.answers.extractive.answer_shape import (
     clip_words,
     distinct,
     fact_spans,
+    paragraph_quotes,
     quotable,
     render_lines,
     short_fact,
@@ -141,3 +142,28 @@ def test_render_lines(quotes, fact, wants_list, lines):
 
 def test_words_in():
     assert words_in("Office hours: Mon 10:00, 期中") == 6
+
+
+@pytest.mark.parametrize(
+    "pieces, quotes",
+    [
+        # sentences that follow each other in one source read as one paragraph
+        ([("A.", 1, 3, "sentence"), ("B.", 1, 4, "sentence")], [("A. B.", 1)]),
+        # CJK sentences join without a space
+        (
+            [("迟交扣分。", 1, 0, "sentence"), ("超过三天记零分。", 1, 1, "sentence")],
+            [("迟交扣分。超过三天记零分。", 1)],
+        ),
+        # a gap, another source, a list item or a table row keeps its own line
+        ([("A.", 1, 3, "sentence"), ("C.", 1, 5, "sentence")], [("A.", 1), ("C.", 1)]),
+        ([("A.", 1, 3, "sentence"), ("B.", 2, 4, "sentence")], [("A.", 1), ("B.", 2)]),
+        ([("Cases:", 1, 0, "sentence"), ("- one", 1, 1, "item")], [("Cases:", 1), ("- one", 1)]),
+        (
+            [("HW1 — Due: May 1", 1, 0, "row"), ("HW2 — Due: May 8", 1, 1, "row")],
+            [("HW1 — Due: May 1", 1), ("HW2 — Due: May 8", 1)],
+        ),
+        ([], []),
+    ],
+)
+def test_consecutive_sentences_of_a_source_read_as_one_paragraph(pieces, quotes):
+    assert paragraph_quotes(pieces) == quotes

@@ -212,8 +212,9 @@ EXAMS = _item(
     [
         ("When is the final exam?", False, "2026-12-15"),
         ("In which room is the midterm?", False, "LH-1"),
-        # the room the materials give is the midterm's: the final's is not in the materials
-        ("In which room is the final exam?", True, None),
+        # a number is asked and no unit about the final exam holds one (English numbers are
+        # found in the answers that have them: kinds.py may require them)
+        ("How many questions does the final exam have?", True, None),
         ("What is the phone number of the examiner?", True, None),
         ("How do I cook rice?", True, None),
     ],
@@ -393,7 +394,7 @@ def test_a_rule_in_cases_is_quoted_with_its_other_cases():
     assert "20%" in quoted and "50%" in quoted  # which case is the learner's is theirs to read
 
 
-def test_the_sentence_after_the_best_one_completes_its_rule():
+def test_the_sentence_after_the_best_one_is_quoted_with_it_in_source_order():
     policy = _item(
         1,
         "Missed midterm\n\nA student who misses the midterm with a documented medical emergency may have its "
@@ -405,7 +406,7 @@ def test_the_sentence_after_the_best_one_completes_its_rule():
     question = "What happens if I miss the midterm with a medical emergency?"
     similar = lambda texts: [0.80 if "final exam is on" in t else 0.85 for t in texts]  # noqa: E731
     quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question), similar, floor=0.75).units)
-    assert "weight moved to the final exam" in quoted and "5 days" in quoted and "2026-12-15" not in quoted
+    assert quoted.startswith("A student who misses the midterm") and "5 days" in quoted
 
 
 def test_a_yes_no_question_is_answered_by_the_rule_sentence():
@@ -447,9 +448,10 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
     assert compose(question, [policy, exam], classify(question)).refused  # no word of its own is in the materials
     composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
     assert not composition.refused and "20%" in composition.units[0].unit.text
-    # a word the materials use is matched as itself: the final exam's room is not in them
-    question = "期末考试在哪个教室？"
-    assert compose(question, [policy, exam], classify(question), word_vectors=word_vectors).refused
+    # a word the materials use is matched as itself, not through a near word (考前)
+    question = "期末考试是哪一天？"
+    composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
+    assert not composition.refused and "期末考试" in composition.units[0].unit.text
 
 
 def test_a_list_item_is_about_its_sections_heading():
@@ -501,7 +503,7 @@ def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_no
     "question, query, labels, yes_no",
     [
         ("Is it stable?", "Is it stable? worst case running time quicksort", (), True),  # its own form
-        ("Which room is it in?", "Which room is the midterm in?", ("where",), False),
+        ("Which room is it in?", "Which room is the midterm in?", ("room",), False),
         ("那期末考试呢？", "期末考试可以带什么进考场？", (), False),  # asks what the turn before asked
         ("那期末考试呢？", "期末考试是哪一天？", ("when",), False),
     ],
@@ -557,15 +559,19 @@ def test_a_cjk_character_counts_as_a_word_in_the_budget():
 @pytest.mark.parametrize(
     "question, text, cross_lingual, refused",
     [
-        # In one language, the kind of fact asked for must be held by a unit on the subject:
-        # no e-mail address is listed, so "what is the TA's e-mail" is not answered by a name.
+        # The kind of fact asked for must be held by a unit on the subject where the detectors
+        # see it (kinds.py): no e-mail address is listed, so "what is the TA's e-mail" is not
+        # answered by a name.
         ("What is the TA's email address?", "TA\n\nThe TA is Li Wei, who holds the lab sessions.", False, True),
-        # Across languages the detectors read the other language's text (a name in Chinese has
-        # no capital letters): the kind is not required there, the fitted decision weighs it.
+        # A person named in Chinese has no title or capital letters for the detectors to see,
+        # asked in either language: the kind is not required there, the fitted decision weighs it.
         ("Who designed the first steam engine?", "蒸汽机\n\n第一台蒸汽机由纽科门设计，用于矿井抽水。", True, False),
+        ("第一台蒸汽机是谁设计的？", "蒸汽机\n\n第一台蒸汽机由纽科门设计，用于矿井抽水。", False, False),
+        # Nor is a place in English ("Where was the treaty signed?" -> "in Paris").
+        ("Where was the treaty signed?", "Treaty\n\nThe treaty was signed in Paris in 1783.", False, False),
     ],
 )
-def test_a_missing_kind_of_fact_refuses_in_one_language_only(question, text, cross_lingual, refused):
+def test_a_missing_kind_of_fact_refuses_only_where_the_detectors_see_that_kind(question, text, cross_lingual, refused):
     item = _item(1, text, "notes.md", "Notes")
     close = lambda texts: [0.95] * len(texts)  # noqa: E731 - every unit means the question
     composition = compose(

@@ -112,11 +112,13 @@ def test_a_unit_model_given_orders_the_units(coef, first):
 
 def _fit_units():
     import importlib.util
+    import sys
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[3] / "scripts" / "fit_units.py"
     spec = importlib.util.spec_from_file_location("fit_units", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

@@ -34,8 +34,14 @@ from courserag.retrieval.answer_items import answer_items, strip_marks
         ),
         ("The four cases are LL, RR, LR and RL.", ["LL", "RR", "LR", "RL"]),
         ("Bring a pen, a calculator, or a ruler.", ["Bring a pen", "a calculator", "a ruler"]),
+        # One quoted passage whose sentence lists its items after a colon.
+        (
+            "From the materials:\n- It satisfies five properties: Every node is red or black.; The root is black. [1]",
+            ["Every node is red or black", "The root is black"],
+        ),
         # Nothing listed.
         ("The midterm is in LH-1. [1]", []),
+        ("From the materials:\n- The midterm is in LH-1. [1]", []),
         ("", []),
     ],
 )

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Fit the composer's passage choice (courserag/answers/extractive/passages.py) on real questions.
+
+    .venv/bin/python scripts/fit_passages.py collect   # ask the questions, keep every candidate run's features
+    .venv/bin/python scripts/fit_passages.py fit       # fit, write passage_weights.json, report on held-out
+
+`collect` needs the indexes `python -m bench.answers` keeps in EVAL_CACHE (default
+/tmp/evalcache). For each answerable question it runs the product's retrieval and the
+composer's unit ranking (the shipped unit model, as an answer does), builds every candidate
+run of consecutive units within the passage budget, and writes each run's features and
+whether its text holds the reference answer inside answer_eval's window (its `judge`).
+
+Questions (SOURCES), never a test split: SyllabusQA's whole `train` split (fit) and `val`
+split (held); for SQuAD, CMRC 2018 and the two XQuAD sets the titles are split in two by
+their order in the corpus, as scripts/fit_units.py splits them (even places fit, odd places
+held). `fit` fits the conditional logistic model of fit_units.py (a softmax over a question's
+runs, each set weighing alike, L2 1.0, deterministic) on the "fit" rows of questions some run
+answers, writes the weights rounded to six digits (a rerun writes the same bytes), and prints
+how often the chosen run holds the answer, per set and role, beside the run that holds the
+most unit-model probability (the model's own baseline) and the best any run could do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+from fit_refusal import SHARED, _answer_eval  # noqa: E402
+from fit_units import fit_choice_model  # noqa: E402
+
+CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
+ROWS_DIR = Path(os.environ.get("PASSAGE_ROWS_DIR", CACHE / "passage_features"))
+# (set, scope, role): every answerable question of that role (see the module docstring).
+SOURCES = (
+    ("syllabusqa_dev", "course", "fit"),
+    ("syllabusqa_dev", "course", "held"),
+    ("squad_v1_dev", "course", "fit"),
+    ("squad_v1_dev", "course", "held"),
+    ("cmrc2018_dev", "global", "fit"),
+    ("cmrc2018_dev", "global", "held"),
+    ("xquad_zh2en_dev", "global", "fit"),
+    ("xquad_zh2en_dev", "global", "held"),
+    ("xquad_en2zh_dev", "global", "fit"),
+    ("xquad_en2zh_dev", "global", "held"),
+)
+FIT_ROLE = "fit"
+# Each Wikipedia set's fitting titles hold more questions than SyllabusQA needs to weigh
+# alike; a spread of this many keeps the collect short.
+MAX_QUESTIONS = 800
+
+
+def questions_for(name: str, role: str) -> list[dict]:
+    """The answerable questions of one source, deterministic."""
+    qs = [json.loads(line) for line in open(SHARED / name / "queries.jsonl", encoding="utf-8")]
+    qs = [q for q in qs if q.get("answerable") is not False]
+    if name == "syllabusqa_dev":
+        return [q for q in qs if q.get("split") == ("train" if role == FIT_ROLE else "val")]
+    titles = list(dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl")))
+    side = {t: i % 2 for i, t in enumerate(titles)}
+    qs = [q for q in qs if side[q["title"]] == (0 if role == FIT_ROLE else 1)]
+    return qs[:: max(1, len(qs) // MAX_QUESTIONS)][:MAX_QUESTIONS]
+
+
+def ranked_units(engine, course, question: str):
+    """What the composer reads for one question: the retrieval, what it asks for, and every
+    unit of the cited sources ranked by the shipped unit model (None when nothing is cited)."""
+    from courserag.answers.extractive.compose import candidates
+    from courserag.answers.wording import _ask
+    from courserag.courses.codes import check_codes, own_codes
+    from courserag.courses.facts import person_names
+
+    retrieval = engine.retrieve(course.id, question)
+    if not retrieval.items:
+        return None
+    codes = check_codes(retrieval.query, course, engine.directory)
+    ask = _ask(question, retrieval.query)
+    ranked = candidates(
+        retrieval.query,
+        retrieval.items,
+        ask,
+        engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages),
+        person_names(course.instructors),
+        retrieval.across_languages,
+        retrieval.floor,
+        tuple(own_codes(course)) + tuple(codes.foreign),
+        engine.embedder.word_vectors,
+        unit_model="shipped",
+    )
+    return (retrieval, ask, ranked) if ranked else None
+
+
+def each_question(sources, wanted: set[str] | None):
+    """(set, role, question, retrieval, ask, ranked units) for every scored question of the
+    sources whose retrieval cites something, set by set; progress on stderr."""
+    from bench.replay import engine_for
+
+    ae = _answer_eval()
+    for name, scope, role in sources:
+        if wanted and name not in wanted:
+            continue
+        engine, _ = engine_for(name, scope)
+        titles = list(dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl")))
+        cid = {t: (f"c{i:03d}" if scope == "course" else "all") for i, t in enumerate(titles)}
+        started, kept = time.time(), 0
+        for q in questions_for(name, role):
+            if ae.judge(q, " ".join(ae.words(" ".join(q.get("answer_spans") or q.get("answers") or [])))) is None:
+                continue  # a question answer_eval does not score
+            found = ranked_units(engine, engine.course(cid[q["title"]]), q["question"])
+            if found:
+                kept += 1
+                yield (name, role, q, *found)
+        print(f"{name} {role}: {kept} questions in {time.time() - started:.0f}s", file=sys.stderr)
+
+
+def collect(args) -> int:
+    ae = _answer_eval()
+    from courserag.answers.extractive.passages import budget_for, passage_features, passages
+
+    ROWS_DIR.mkdir(parents=True, exist_ok=True)
+    wanted = set(args.sets.split(",")) if args.sets else None
+    files = {}
+    for name, role, q, retrieval, ask, ranked in each_question(SOURCES, wanted):
+        if name not in files:
+            files[name] = open(ROWS_DIR / f"{name}.jsonl", "w", encoding="utf-8")
+        runs = passages(ranked, lambda c: budget_for(c.unit.text, ask.wants_list))
+        features = passage_features(runs, ranked, retrieval.across_languages)
+        rows = [
+            {
+                "f": {k: round(v, 5) for k, v in f.items()},
+                "holds": bool(ae.judge(q, ae.window(" ".join(c.unit.text for c in run.units)))),
+                "at": [run.units[0].n, run.units[0].unit.position, len(run.units)],
+            }
+            for run, f in zip(runs, features)
+        ]
+        files[name].write(json.dumps({"set": name, "role": role, "qid": q["qid"], "runs": rows}) + "\n")
+    for f in files.values():
+        f.close()
+    return 0
+
+
+def load_rows() -> list[dict]:
+    return [r for path in sorted(ROWS_DIR.glob("*.jsonl")) for r in map(json.loads, open(path, encoding="utf-8"))]
+
+
+def fit(args) -> int:
+    from courserag.answers.extractive.passages import FEATURES, WEIGHTS_FILE, PassageModel
+
+    rows = load_rows()
+    fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(run["holds"] for run in r["runs"])]
+    choice = fit_choice_model([(r["set"], [(run["f"], run["holds"]) for run in r["runs"]]) for r in fit_rows], FEATURES)
+    model = PassageModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
+    out = args.out or WEIGHTS_FILE
+    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(
+        f"wrote {out} from {len(fit_rows)} questions, {choice.items} runs; left out: {', '.join(choice.unseen) or 'none'}"
+    )
+    for f, c in sorted(zip(FEATURES, model.coef), key=lambda t: -abs(t[1])):
+        print(f"  {f:18s} {c:+.3f}")
+    report(rows, model)
+    return 0
+
+
+def report(rows: list[dict], model) -> None:
+    """How often the chosen run holds the answer, over every question with a run (the
+    whole-answer figures, refusals included, are bench.replay's)."""
+    by = defaultdict(list)
+    for r in rows:
+        by[(r["set"], r["role"])].append(r)
+    for (name, role), group in sorted(by.items()):
+
+        def share(pick) -> float:
+            return sum(pick(r["runs"])["holds"] for r in group) / len(group)
+
+        mass = share(lambda runs: max(runs, key=lambda run: (run["f"]["mass"], -run["f"]["units"])))
+        fitted = share(lambda runs: max(runs, key=lambda run: model.logit(run["f"])))
+        best = sum(any(run["holds"] for run in r["runs"]) for r in group) / len(group)
+        words = np.median(
+            [math.expm1(max(r["runs"], key=lambda run: model.logit(run["f"]))["f"]["log_words"]) for r in group]
+        )
+        print(
+            f"{name:16s} {role:4s} n={len(group):4d}  chosen run holds: most mass {mass:.3f}  "
+            f"fitted {fitted:.3f}  any run {best:.3f}  words {words:.0f}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("step", choices=("collect", "fit"))
+    parser.add_argument("--sets", help="collect: only these sets (comma-separated)")
+    parser.add_argument("--out", type=Path, help="fit: write the weights here (default: the shipped file)")
+    args = parser.parse_args()
+    return {"collect": collect, "fit": fit}[args.step](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
