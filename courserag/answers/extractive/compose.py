@@ -350,10 +350,10 @@ def compose(
         # model's features to weigh, and its fitting questions almost always have one: there
         # its meaning must reach the on-subject margin, as the rules say.
         rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, "zh" if is_chinese(question) else "en")
-        # The kind of fact asked for and held by no unit about the subject ("the TA's phone
-        # number" where only e-mails are listed, the final exam's room where only the
-        # midterm's is) stays a refusal: SyllabusQA's questions rarely ask so, and with it
-        # left to the model course_qa_dev refused 0.47 of its out-of-scope questions, not 1.0.
+        # A kind of fact asked for, seen reliably by its detector and held by no unit about
+        # the subject ("the TA's phone number" where only e-mails are listed) stays a
+        # refusal: SyllabusQA's questions rarely ask so, and with it left to the model
+        # course_qa_dev refused 0.47 of its out-of-scope questions, not 1.0.
         if model is None or meaning_only or rules.startswith("missing:"):
             return rules, features
         return ("" if model.answers(features) else "calibrated"), features

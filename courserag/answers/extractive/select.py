@@ -1,9 +1,11 @@
 """Which units an answer quotes, once the best one is known: what it leaves out, its neighbours, a newer notice.
 
-The best unit leads; more are added only to cover what the first leaves out (the place of a
-"when and where" question), to list what was asked for, to explain a "why", or to quote the
-next sentence that completes a rule. A dated statement of a change about the same thing
-comes first (recency.py). Pure functions over compose.Candidate.
+A unit is added for each asked kind of fact the chosen ones lack (the place of a "when and
+where" question, `complete_needs`), and a dated statement of a change about the same thing
+comes first (recency.py): both whatever chose the units. Without an embedder (`select`) the
+best unit leads and more are added by hand-set reaches: to list what was asked for, to
+explain a "why", or to quote the next sentence that completes a rule; with one, the fitted
+passage model (passages.py) chooses them. Pure functions over compose.Candidate.
 """
 
 from __future__ import annotations
