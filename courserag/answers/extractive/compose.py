@@ -30,7 +30,7 @@ from courserag.answers.extractive.answer_shape import (
 )
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.intent import Ask
-from courserag.answers.extractive.kinds import accepted, reliably_detected
+from courserag.answers.extractive.kinds import accepted, reliably_detected, script_of
 from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.passages import PassageModel, best_passage, load_passage_model
 from courserag.answers.extractive.recency import issued, states_change
@@ -349,7 +349,7 @@ def compose(
         # A question of only question words ("这门课的老师是谁？") has no subject for the
         # model's features to weigh, and its fitting questions almost always have one: there
         # its meaning must reach the on-subject margin, as the rules say.
-        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, "zh" if is_chinese(question) else "en")
+        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, script_of(question))
         # A kind of fact asked for, seen reliably by its detector and held by no unit about
         # the subject ("the TA's phone number" where only e-mails are listed) stays a
         # refusal: SyllabusQA's questions rarely ask so, and with it left to the model

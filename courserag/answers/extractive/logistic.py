@@ -6,9 +6,12 @@ model cannot drift apart in how they read, clamp or serialise their weights.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
 
 @dataclass(frozen=True)
@@ -54,3 +57,13 @@ def parsed_weights(data: Mapping, known: tuple[str, ...], what: str) -> tuple:
         tuple(map(float, data["coef"])),
         float(data["bias"]),
     )
+
+
+Model = TypeVar("Model")
+
+
+def read_weights(path: Path, from_dict: Callable[[Mapping], Model]) -> Model | None:
+    """The model a weights file describes, or None when there is no such file (the
+    composer's hand-set path decides instead)."""
+    path = Path(path)
+    return from_dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None

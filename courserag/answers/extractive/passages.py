@@ -17,7 +17,6 @@ weights file.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from courserag.answers.extractive.answer_shape import words_in
-from courserag.answers.extractive.logistic import Logistic, parsed_weights
+from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 from courserag.answers.extractive.params import PARAMS
 
 if TYPE_CHECKING:
@@ -85,9 +84,7 @@ class PassageModel(Logistic):
 @lru_cache(maxsize=4)
 def load_passage_model(path: Path = WEIGHTS_FILE) -> PassageModel | None:
     """The shipped model, or None when the file is absent (select.py's rules choose)."""
-    if not Path(path).is_file():
-        return None
-    return PassageModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    return read_weights(path, PassageModel.from_dict)
 
 
 def budget_for(text: str, wants_list: bool = False) -> int:

@@ -12,7 +12,6 @@ ask). `scripts/fit_refusal.py` reproduces refusal_weights.json; the operating po
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from courserag.answers.extractive.kinds import accepted
-from courserag.answers.extractive.logistic import Logistic, parsed_weights
+from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 
 WEIGHTS_FILE = Path(__file__).with_name("refusal_weights.json")
 TOP = 8  # units looked at: the best ones by score
@@ -65,9 +64,7 @@ class RefusalModel(Logistic):
 @lru_cache(maxsize=4)
 def load_model(path: Path = WEIGHTS_FILE) -> RefusalModel | None:
     """The shipped model, or None when the file is absent (the composer's rules decide)."""
-    if not Path(path).is_file():
-        return None
-    return RefusalModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    return read_weights(path, RefusalModel.from_dict)
 
 
 def decision_features(

@@ -13,14 +13,13 @@ alone). It orders the quotes by default (docs/EVALUATION.md, "The fitted unit or
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from courserag.answers.extractive.logistic import Logistic, parsed_weights
+from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 
 WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
 
@@ -58,9 +57,7 @@ class UnitModel(Logistic):
 @lru_cache(maxsize=4)
 def load_unit_model(path: Path = WEIGHTS_FILE) -> UnitModel | None:
     """The shipped model, or None when the file is absent (the hand-set sum ranks)."""
-    if not Path(path).is_file():
-        return None
-    return UnitModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    return read_weights(path, UnitModel.from_dict)
 
 
 @dataclass(frozen=True)
