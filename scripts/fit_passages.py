@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 from fit_refusal import SHARED, _answer_eval  # noqa: E402
-from fit_units import fit_choice_model  # noqa: E402
+from fit_units import fit_choice_model, save_choice_model  # noqa: E402
 
 CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
 ROWS_DIR = Path(os.environ.get("PASSAGE_ROWS_DIR", CACHE / "passage_features"))
@@ -160,13 +160,7 @@ def fit(args) -> int:
     fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(run["holds"] for run in r["runs"])]
     choice = fit_choice_model([(r["set"], [(run["f"], run["holds"]) for run in r["runs"]]) for r in fit_rows], FEATURES)
     model = PassageModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
-    out = args.out or WEIGHTS_FILE
-    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    print(
-        f"wrote {out} from {len(fit_rows)} questions, {choice.items} runs; left out: {', '.join(choice.unseen) or 'none'}"
-    )
-    for f, c in sorted(zip(FEATURES, model.coef), key=lambda t: -abs(t[1])):
-        print(f"  {f:18s} {c:+.3f}")
+    save_choice_model(model, args.out or WEIGHTS_FILE, len(fit_rows), choice, "runs")
     report(rows, model)
     return 0
 

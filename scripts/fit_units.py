@@ -173,15 +173,20 @@ def fit(args) -> int:
     fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(u["holds"] for u in r["units"])]
     choice = fit_choice_model([(r["set"], [(u["f"], u["holds"]) for u in r["units"]]) for r in fit_rows], FEATURES)
     model = UnitModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
-    out = args.out or WEIGHTS_FILE
-    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    print(
-        f"wrote {out} from {len(fit_rows)} questions, {choice.items} units; left out: {', '.join(choice.unseen) or 'none'}"
-    )
-    for f, c in sorted(zip(FEATURES, model.coef), key=lambda t: -abs(t[1])):
-        print(f"  {f:16s} {c:+.3f}")
+    save_choice_model(model, args.out or WEIGHTS_FILE, len(fit_rows), choice, "units")
     report(rows, model)
     return 0
+
+
+def save_choice_model(model, out: Path, questions: int, choice: "ChoiceModel", items: str) -> None:
+    """Write the weights file and say what it was fitted on, its weights largest first."""
+    out.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    print(
+        f"wrote {out} from {questions} questions, {choice.items} {items}; left out: {', '.join(choice.unseen) or 'none'}"
+    )
+    width = max(map(len, model.names))
+    for f, c in sorted(zip(model.names, model.coef), key=lambda t: -abs(t[1])):
+        print(f"  {f:{width}s} {c:+.3f}")
 
 
 @dataclass(frozen=True)
