@@ -52,7 +52,7 @@
     "Exit fullscreen mode": "退出全屏", "Exit fullscreen": "退出全屏", "Sort ascending": "升序排列",
     "Sort descending": "降序排列", "Clear sort": "取消排序", "Filter": "筛选", "Runs": "运行记录",
     "View runs saved in this browser": "查看此浏览器中保存的运行记录",
-    "Gradio footer navigation": "Gradio 页脚导航",
+    "Gradio footer navigation": "Gradio 页脚导航", "Loading response": "正在生成回答",
   };
   const GRADIO_PREFIX_ZH = [["bot's message: ", "助手的消息："], ["user's message: ", "你的消息："]];
   const toZh = (value) => {
@@ -96,9 +96,15 @@
     }
   };
 
-  // Gradio announces a finished event in a live region with a key its tables lack, so a
-  // screen reader said "common.complete": said here in the page's language instead.
-  const LIVE_WORDS = { "common.complete": { en: "Complete", zh: "完成" } };
+  // Gradio announces an event's progress in a live region, in the browser's locale rather
+  // than the page's (and "common.complete" as its bare key, which its tables lack): said
+  // here in the page's language instead.
+  const LIVE_WORDS = {
+    "common.loading": { en: "Loading", zh: "加载中" },
+    "common.complete": { en: "Complete", zh: "完成" },
+    "common.error": { en: "Error", zh: "错误" },
+    "Loading content": { en: "Loading content", zh: "正在加载内容" },  // the chat's pending answer
+  };
   const LIVE_BY_TEXT = {};
   for (const [key, words] of Object.entries(LIVE_WORDS)) for (const text of [key, words.en, words.zh]) LIVE_BY_TEXT[text] = words;
   const sayLive = (node) => {
@@ -107,18 +113,20 @@
       node.nodeValue = words[lang()];
     }
   };
-  const sayLiveAll = () => {
-    for (const region of document.querySelectorAll("[aria-live]")) {
+  const sayLiveIn = (root) => {
+    const regions = root.closest("[aria-live]") ? [root] : root.querySelectorAll("[aria-live]");
+    for (const region of regions) {
       const walker = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) sayLive(node);
     }
   };
+  const sayLiveAll = () => sayLiveIn(document.body);
   new MutationObserver((records) => {
     for (const record of records) {
       if (record.type === "characterData") sayLive(record.target);
       for (const node of record.addedNodes) {
         if (node.nodeType === 3) sayLive(node);
-        else if (node.nodeType === 1 && node.childNodes.length < 5) for (const child of node.childNodes) if (child.nodeType === 3) sayLive(child);
+        else if (node.nodeType === 1) sayLiveIn(node);  // a whole new region: the chat's pending answer
       }
     }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });

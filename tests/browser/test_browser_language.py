@@ -124,3 +124,39 @@ def test_issue21_5_switched_to_chinese_while_unlocked_every_visible_string_is_ch
         assert "换个说法" in last_answer_text(page) and "Try rephrasing" not in last_answer_text(page)
     finally:
         context.close()
+
+
+# Everything Gradio's status regions say (its progress announcer, the chat's pending answer:
+# their text and accessible name), read when each change lands, after the page's own
+# observer has re-said Gradio's words in the page's language. The chat log is a live region
+# too, but what it says is the conversation, not the interface.
+RECORD_LIVE_JS = """() => {
+  window.__crSaid = [];
+  const record = () => {
+    for (const region of document.querySelectorAll('[role=status]')) {
+      const text = region.textContent.trim(), name = region.getAttribute('aria-label');
+      if (text) window.__crSaid.push(text);
+      if (name) window.__crSaid.push(name);
+    }
+  };
+  new MutationObserver(record).observe(document.body, { childList: true, subtree: true, characterData: true });
+}"""
+
+
+def test_gradio_progress_announcements_follow_the_interface_language_not_the_browser_locale(browser, server):
+    """A screen reader on an en-US browser, with the interface switched to 中文, hears
+    Gradio's "Loading" / "Complete" for an answer in Chinese (the CI run that caught an
+    English "Loading" in the page)."""
+    context, page = open_app(browser, server, locale="en-US")
+    try:
+        page.locator("#cr-lang").get_by_text("中文").click()
+        page.wait_for_function("document.documentElement.lang.startsWith('zh')")
+        settle(page)
+        page.evaluate(RECORD_LIVE_JS)
+        ask(page, "数据科学导论的期末考试占多少分？")
+        # Gradio's announcer says at most one thing every 5 s: wait for it, however late.
+        page.wait_for_function("window.__crSaid.some((text) => /完成|加载中/.test(text))")
+        said = page.evaluate("window.__crSaid")
+        assert not [text for text in said if re.search(r"[A-Za-z]", text)], said
+    finally:
+        context.close()
