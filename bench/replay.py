@@ -97,7 +97,7 @@ def collect(sources) -> None:
         for q in questions(name, role, n):
             course = engine.course(course_of[q["title"]])
             retrieval = engine.retrieve(course.id, q["question"])
-            rows.append((q, retrieval, check_codes(retrieval.query, course, engine.directory), course))
+            rows.append((q, retrieval, check_codes(retrieval.query.text, course, engine.directory), course))
         (OUT / f"{name}-{role}.pkl").write_bytes(pickle.dumps(rows))
         print(f"{name} {role}: {len(rows)} questions in {time.time() - started:.0f}s", file=sys.stderr)
 
@@ -138,7 +138,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
         for q, retrieval, codes, course in rows:
             refused, text, said = codes.about_another_course or not retrieval.items, "", None
             if not refused:
-                across = retrieval.across_languages
+                across = retrieval.query.across
 
                 def similarity(texts, retrieval=retrieval, across=across):
                     # One source's units, embedded together as the product does (embedders/groups.py).
@@ -150,13 +150,13 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
                                 engine.embedder, texts, across, settings.embedding_batch_size
                             ),
                         )
-                        @ retrieval.vector
+                        @ retrieval.query.vector
                     )
 
                 def word_vectors(words):
                     return memo.get(("words", tuple(words)), lambda: engine.embedder.word_vectors(words))
 
-                said = compose_answer(q["question"], retrieval, codes, course, similarity, word_vectors)
+                said = compose_answer(retrieval, codes, course, similarity, word_vectors)
                 refused = said.refused
                 text = "" if refused else render(said, _lead(q["question"], said))
             # Without a composition the question was refused before it: another course's code, or no source.

@@ -260,7 +260,7 @@ def stage_breakdown(fixture: Fixture, n: int, questions) -> dict:
         stages: dict[str, float] = {}
         targets = [
             (embedder, "embed_query", "embed_question"),
-            (retriever_module, "word_tokens", "tokenize_question"),
+            (retriever_module, "read_query", "read_question"),  # language, words, what it asks for
             (engine.store, "vector_search", "course_vector_search"),
             (engine.store, "lexical_search", "course_bm25_search"),
             (pool, "vector_search", "session_vector_search"),

@@ -12,6 +12,7 @@ from typing import Literal
 
 from courserag.i18n.messages import Notice, render, unit_word
 from courserag.ingest.parsers import UNIT_OF_DOC_TYPE  # the unit a file is read in, by document type
+from courserag.lang.query import Query
 from courserag.retrieval.packing import ContextItem, citation_dict
 from courserag.stores.base import StoreHealth
 
@@ -21,14 +22,11 @@ class Retrieval:
     """What retrieval found for one question, ready for the answerer."""
 
     question: str
-    query: str
+    query: Query  # the question as read once: search text, language, vector, what it asks for
     items: list[ContextItem]
     notices: list[Notice]
     retrieval_ms: float
     candidates: int
-    across_languages: bool = False  # asked in the other language than the course's
-    vector: object = None  # the question's search vector (numpy), for scoring sentences alike
-    floor: float = 0.0  # the question's similarity to unrelated text (calibration.py)
     # The item of an earlier answer a follow-up points at ("the second one"), and the other
     # items of that list: the answer is about the one, not the list again (followup.py).
     focus: str = ""

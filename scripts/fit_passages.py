@@ -76,23 +76,19 @@ def ranked_units(engine, course, question: str):
     """What the composer reads for one question: the retrieval, what it asks for, and every
     unit of the cited sources ranked by the shipped unit model (None when nothing is cited)."""
     from courserag.answers.extractive.compose import candidates
-    from courserag.answers.wording import _ask
     from courserag.courses.codes import check_codes, own_codes
     from courserag.courses.facts import person_names
 
     retrieval = engine.retrieve(course.id, question)
     if not retrieval.items:
         return None
-    codes = check_codes(retrieval.query, course, engine.directory)
-    ask = _ask(question, retrieval.query)
+    codes = check_codes(retrieval.query.text, course, engine.directory)
+    ask = retrieval.query.ask
     ranked = candidates(
         retrieval.query,
         retrieval.items,
-        ask,
-        engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages),
+        engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across),
         person_names(course.instructors),
-        retrieval.across_languages,
-        retrieval.floor,
         tuple(own_codes(course)) + tuple(codes.foreign),
         engine.embedder.word_vectors,
         unit_model="shipped",
@@ -134,7 +130,7 @@ def collect(args) -> int:
         if name not in files:
             files[name] = open(ROWS_DIR / f"{name}.jsonl", "w", encoding="utf-8")
         runs = passages(ranked, lambda c: budget_for(c.unit.text, ask.wants_list))
-        features = passage_features(runs, ranked, retrieval.across_languages)
+        features = passage_features(runs, ranked, retrieval.query.across)
         rows = [
             {
                 "f": {k: round(v, 5) for k, v in f.items()},

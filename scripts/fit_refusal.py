@@ -157,7 +157,7 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
         for q in qs:
             course = engine.course(cid[q["title"]])
             retrieval = engine.retrieve(course.id, q["question"])
-            codes = check_codes(retrieval.query, course, engine.directory)
+            codes = check_codes(retrieval.query.text, course, engine.directory)
             cited = " ".join(item.text for item in retrieval.items)
             row = {
                 "set": name,
@@ -170,12 +170,11 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
             if codes.about_another_course or not retrieval.items:
                 row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
             else:
-                similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
+                similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
 
                 # what would be said if the answer were not refused, scored the way answer_eval
                 # does; the features are those the decision sees (computed before it)
                 said = compose_answer(
-                    q["question"],
                     retrieval,
                     codes,
                     course,
@@ -185,7 +184,6 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
                 )
                 row.update(features=dict(said.features), refused_by="fixed" if said.refused else None)
                 rules = compose_answer(
-                    q["question"],
                     retrieval,
                     codes,
                     course,
@@ -221,19 +219,15 @@ def _unit_rows(q, retrieval, codes, course, similarity, engine, ae) -> list[dict
     """The top units of one answerable question: the composer's own numbers for each and
     whether its text holds the answer (answer_eval's judge on the unit alone)."""
     from courserag.answers.extractive.compose import candidates
-    from courserag.answers.wording import _ask
     from courserag.courses.codes import own_codes
     from courserag.courses.facts import person_names
 
-    ask = _ask(q["question"], retrieval.query)
+    ask = retrieval.query.ask
     ranked = candidates(
         retrieval.query,
         retrieval.items,
-        ask,
         similarity,
         person_names(course.instructors),
-        retrieval.across_languages,
-        retrieval.floor,
         tuple(own_codes(course)) + tuple(codes.foreign),
         engine.embedder.word_vectors,
     )

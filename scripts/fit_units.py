@@ -105,7 +105,6 @@ def collect(args) -> int:
 
 def _collect_set(name: str, ae) -> None:
     from courserag.answers.extractive.compose import candidates
-    from courserag.answers.wording import _ask
     from courserag.config.settings import Settings
     from courserag.courses.codes import check_codes, own_codes
     from courserag.courses.facts import person_names
@@ -132,18 +131,15 @@ def _collect_set(name: str, ae) -> None:
             retrieval = engine.retrieve(course.id, q["question"])
             if not retrieval.items:
                 continue
-            codes = check_codes(retrieval.query, course, engine.directory)
+            codes = check_codes(retrieval.query.text, course, engine.directory)
 
-            similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
+            similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
 
             ranked = candidates(
                 retrieval.query,
                 retrieval.items,
-                _ask(q["question"], retrieval.query),
                 similarity,
                 person_names(course.instructors),
-                retrieval.across_languages,
-                retrieval.floor,
                 tuple(own_codes(course)) + tuple(codes.foreign),
                 engine.embedder.word_vectors,
                 unit_model=None,
@@ -306,17 +302,16 @@ def compare(args) -> int:
         for q in qs:
             course = engine.course(cid[q["title"]])
             retrieval = engine.retrieve(course.id, q["question"])
-            codes = check_codes(retrieval.query, course, engine.directory)
+            codes = check_codes(retrieval.query.text, course, engine.directory)
             answerable = q.get("answerable") is not False
             cited = " ".join(ae.words(" ".join(item.text for item in retrieval.items)))
             for label, model in (("hand", None), ("fitted", fitted)):
                 t = tally[label]
                 refused, text = codes.about_another_course or not retrieval.items, ""
                 if not refused:
-                    similarity = engine.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
+                    similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
 
                     said = compose_answer(
-                        q["question"],
                         retrieval,
                         codes,
                         course,

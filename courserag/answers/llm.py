@@ -11,7 +11,7 @@ from typing import Callable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 from courserag.errors import LLMUnavailableError
-from courserag.lang.textnorm import is_chinese
+from courserag.lang.query import Query
 from courserag.retrieval.packing import ContextItem
 
 SYSTEM_PROMPT = """You are a study assistant for a university course. Answer the student's question using ONLY the numbered sources provided in the user message.
@@ -60,10 +60,14 @@ def _conversation(history: Sequence[object]) -> str:
     return "Earlier in this conversation (context only, not a source):\n" + "\n".join(lines) + "\n\n" if lines else ""
 
 
-def build_messages(question: str, items: Sequence[ContextItem], history: Sequence[object] = ()) -> list[dict]:
+# The answer is asked for in the language the learner wrote in (Query.reply_language).
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+
+
+def build_messages(query: Query, items: Sequence[ContextItem], history: Sequence[object] = ()) -> list[dict]:
     """Chat messages for the grounded answer: rules in the system message, sources, the
-    recent conversation and the question in the user message, each source inside its own
-    <source> element. The answer is asked for in the question's language."""
+    recent conversation and the learner's question in the user message, each source inside
+    its own <source> element. The answer is asked for in the question's language."""
     blocks = []
     for item in items:
         chunk = item.hit.chunk
@@ -73,9 +77,9 @@ def build_messages(question: str, items: Sequence[ContextItem], history: Sequenc
             f'location="{_escape_attribute(chunk.locator)}" origin="{origin}">\n'
             f"{_escape_source(item.text)}\n</source>"
         )
-    language = "Chinese" if is_chinese(question) else "English"
+    language = LANGUAGE_NAMES[query.reply_language]
     user = (
-        "Sources:\n" + "\n\n".join(blocks) + "\n\n" + _conversation(history) + f"Question: {question}\n\n"
+        "Sources:\n" + "\n\n".join(blocks) + "\n\n" + _conversation(history) + f"Question: {query.asked}\n\n"
         f"Answer in {language} from the sources only, citing them as [n] (quote a source in its own language when that is clearer)."
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from courserag.answers.extractive import Composition, classify, compose, render
+from courserag.answers.extractive import Composition, compose, render
 from courserag.answers.extractive.recency import say_date
 from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
@@ -18,7 +18,7 @@ from courserag.courses.directory import Course
 from courserag.courses.facts import person_names
 from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
-from courserag.lang.textnorm import is_chinese
+from courserag.lang.textnorm import script_of
 from courserag.results import Answer, Retrieval
 
 
@@ -31,7 +31,7 @@ def write_extractive(
     word_vectors: Callable,
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
-    composition = compose_answer(answer.question, retrieval, codes, course, similarity, word_vectors)
+    composition = compose_answer(retrieval, codes, course, similarity, word_vectors)
     focused = _on_focus(answer.question, composition, retrieval) if retrieval.focus else None
     if focused:
         answer.answer = focused
@@ -46,7 +46,6 @@ def write_extractive(
 
 
 def compose_answer(
-    question: str,
     retrieval: Retrieval,
     codes: CodeCheck,
     course: Course,
@@ -60,10 +59,7 @@ def compose_answer(
     return compose(
         retrieval.query,
         retrieval.items,
-        _ask(question, retrieval.query),
         similarity,
-        floor=retrieval.floor,
-        cross_lingual=retrieval.across_languages,
         required=codes.foreign,
         ignore=tuple(own_codes(course)),
         word_vectors=word_vectors,
@@ -73,18 +69,10 @@ def compose_answer(
     )
 
 
-def _ask(question: str, query: str):
-    """What the learner asked for: the follow-up's own wording when it says ("Is it stable?"
-    is a yes/no even when its search query carries the earlier question's words), the
-    rewritten question's when it does not ("那期末考试呢？" asks what the turn before asked)."""
-    own = classify(question)
-    return own if own.needs or own.yes_no or query == question else classify(query)
-
-
 def refuse(answer: Answer, message: str, nearest=None, **params) -> None:
     """A plain "not found" (or why not) in the question's language; no citations, and the
     nearest related source offered as a place to look, not as an answer."""
-    lang = _language(answer.question)
+    lang = script_of(answer.question)
     text = Notice(message, params).text(lang)
     if nearest is not None:
         chunk = nearest.hit.chunk
@@ -92,10 +80,6 @@ def refuse(answer: Answer, message: str, nearest=None, **params) -> None:
         text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": place}).text(lang)
         answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
     answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []
-
-
-def _language(text: str) -> str:
-    return "zh" if is_chinese(text) else "en"
 
 
 def _on_focus(question: str, composition: Composition, retrieval: Retrieval) -> str:
@@ -118,7 +102,7 @@ def _lead(question: str, composition) -> str:
 
 
 def _lead_for(question: str, quoted: str, newer=None) -> str:
-    lang, source = _language(question), _language(quoted)
+    lang, source = script_of(question), script_of(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
     if newer:  # a later notice is quoted first: say so (extractive/recency.py)
         return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(newer, lang)}).text(lang)

@@ -23,7 +23,7 @@ from courserag.errors import LLMUnavailableError, StoreUnavailableError
 from courserag.i18n.messages import Notice
 from courserag.lang.bridge import english_words
 from courserag.lang.identifiers import extract_identifiers
-from courserag.lang.textnorm import is_chinese, word_tokens
+from courserag.lang.query import read_query
 from courserag.records import ScoredChunk
 from courserag.results import Retrieval
 from courserag.retrieval import ranking
@@ -57,13 +57,12 @@ class Retriever:
         started = time.perf_counter()
         parts, cfg = self.parts, self.parts.settings.retrieval
         resolution = self._standalone_query(question.text, question.history)
-        query = resolution.query
-        tokens = word_tokens(query)
-        query_is_chinese = is_chinese(query)
-        across = query_is_chinese != (course.language == "zh")  # a Chinese question in an English course, say
-        vector = parts.embedder.embed_query_for(query, across)
+        query = read_query(question.text, resolution.query, course.language)
+        vector = parts.embedder.embed_query_for(query.text, query.across)
+        query = query.with_vector(vector, self._floor(vector))
+        tokens = list(query.tokens)
         # BM25 also looks for the English of a Chinese question's words (bridge.py).
-        search_tokens = tokens + english_words(query) if across and query_is_chinese and cfg.bridge else tokens
+        search_tokens = tokens + english_words(query.text) if query.across and query.chinese and cfg.bridge else tokens
         n = max(cfg.candidate_multiplier * cfg.top_k, cfg.min_candidates if parts.ranker.name == "hybrid" else 0)
         notices: list[Notice] = []
         vector_lists: list[list[ScoredChunk]] = []
@@ -82,11 +81,10 @@ class Retriever:
         candidates = ranking.merge_candidates(vector_lists, lexical_lists)
         if parts.ranker.name == "hybrid" and cfg.sentence_weight > 0:  # the reference design has no use for it
             candidates = with_sentences(candidates, self.best_sentences(course.id, pool, candidates, vector))
-        floor = self._floor(vector)
         # The course's own code names the course, not a fact: it must not lift every chunk
         # that mentions it above the one that answers.
-        identifiers = extract_identifiers(query) - own_codes(course)
-        rank_query = RankQuery(tuple(tokens), identifiers, query_is_chinese, floor, parts.embedder.reads_chinese)
+        identifiers = extract_identifiers(query.text) - own_codes(course)
+        rank_query = RankQuery(query.tokens, identifiers, query.chinese, query.floor, parts.embedder.reads_chinese)
         ranked = keep_material(
             parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k
         )
@@ -105,9 +103,6 @@ class Retriever:
             notices,
             elapsed,
             len(candidates),
-            across,
-            vector,
-            floor,
             focus=resolution.item,
             siblings=resolution.others,
         )

@@ -54,12 +54,12 @@ class AnswerRouter:
             False,
             retrieval.items,
             list(retrieval.notices),
-            query=retrieval.query,
+            query=retrieval.query.text,
             course_id=question.course_id,
             focus=retrieval.focus,
         )
         course = self.parts.directory.get(question.course_id)
-        codes = check_codes(retrieval.query, course, self.parts.directory)
+        codes = check_codes(retrieval.query.text, course, self.parts.directory)
         if codes.about_another_course:
             code, other = codes.other_courses[0]
             refuse(answer, "answer_other_course", code=code, name=other.name)
@@ -87,7 +87,7 @@ class AnswerRouter:
         """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
         text = ""
         try:
-            for delta in self.parts.answerer.stream(build_messages(question.text, retrieval.items, question.history)):
+            for delta in self.parts.answerer.stream(build_messages(retrieval.query, retrieval.items, question.history)):
                 text += delta
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text
@@ -101,6 +101,6 @@ class AnswerRouter:
 
     def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
         """Quote the units that answer, or refuse and point at the nearest source."""
-        similarity = self.parts.unit_similarity(retrieval.vector, retrieval.across_languages)
+        similarity = self.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
         course = self.parts.directory.get(answer.course_id)
         write_extractive(answer, retrieval, codes, course, similarity, self.parts.embedder.word_vectors)

@@ -53,6 +53,12 @@ def is_chinese(text: str, threshold: float = 0.2) -> bool:
     return cjk_ratio(text) >= threshold
 
 
+def script_of(text: str) -> str:
+    """ "zh" for text written in Chinese (is_chinese), "en" otherwise: the language code the
+    answer's wording, the detectors' measurements and the query's language use."""
+    return "zh" if is_chinese(text) else "en"
+
+
 @lru_cache(maxsize=1)
 def _jieba():
     import jieba

@@ -3,11 +3,10 @@
 - sentences.py: sentence splitting that respects abbreviations and decimals
 - units.py: quotable units (sentences with what follows a colon, list items with their
   lead-in, table rows with their headers, notebook outputs)
-- entities.py: the kinds of fact a text holds; intent.py: the kinds a question asks for
+- entities.py: the kinds of fact a text holds (courserag/lang/intent.py: the kinds a question asks for)
 - compose.py: scoring, choosing and refusing
 """
 
 from courserag.answers.extractive.compose import Composition, compose, render
-from courserag.answers.extractive.intent import Ask, classify
 
-__all__ = ["Ask", "Composition", "classify", "compose", "render"]
+__all__ = ["Composition", "compose", "render"]

@@ -29,8 +29,7 @@ from courserag.answers.extractive.answer_shape import (
     words_in,
 )
 from courserag.answers.extractive.entities import kinds_in
-from courserag.answers.extractive.intent import Ask
-from courserag.answers.extractive.kinds import accepted, reliably_detected, script_of
+from courserag.answers.extractive.kinds import accepted, reliably_detected
 from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.passages import PassageModel, best_passage, load_passage_model
 from courserag.answers.extractive.recency import issued, states_change
@@ -51,7 +50,8 @@ from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, load_u
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
-from courserag.lang.textnorm import is_chinese
+from courserag.lang.intent import Ask
+from courserag.lang.query import Query
 from courserag.retrieval.packing import ContextItem
 
 UnitSimilarity = Callable[[list[str]], Sequence[float]]
@@ -100,13 +100,10 @@ def _needs_met(ask: Ask, kinds: frozenset[str]) -> float:
 
 
 def candidates(
-    question: str,
+    query: Query,
     items: Sequence[ContextItem],
-    ask: Ask,
     similarity: UnitSimilarity | None = None,
     people: Sequence[str] = (),
-    cross_lingual: bool = False,
-    floor: float = 0.0,
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
     paraphrase: bool = False,
@@ -117,7 +114,8 @@ def candidates(
     `unit_model` ranks them (unit_model.py; "shipped": the fitted weights; None, the
     default here: the hand-set sum, which the fitting rows are collected in)."""
     unit_model = load_unit_model() if unit_model == "shipped" else unit_model
-    subject = subject_tokens(question, ignore)
+    ask, cross_lingual = query.ask, query.across
+    subject = subject_tokens(query.text, ignore)
     pool: list[tuple[int, Unit]] = []
     groups: list[list[Unit]] = []  # each source's units, in source order
     asks_for_people = any("person" in need for need in ask.needs)
@@ -139,7 +137,7 @@ def candidates(
     if not pool:
         return []
     texts = {item.n: item.text for item in items}
-    margins = _margins(groups, similarity, floor)[: len(pool)]
+    margins = _margins(groups, similarity, query.floor)[: len(pool)]
     # Across languages a word is matched through its translation; within one, through a
     # near-synonym ("sick" / "illness"), at a stricter similarity.
     # Chinese words are matched as themselves (word vectors of Chinese compounds pair an
@@ -150,8 +148,8 @@ def candidates(
     # A Chinese question about English material matches its words through their dictionary
     # senses first: word vectors pair 期末考试 with "midterm exam" (0.79) nearly as closely
     # as with "final exam" (0.81), the dictionary says "final exam". They translate the rest.
-    senses = dictionary_senses(subject) if cross_lingual and is_chinese(question) else {}
-    if word_vectors and (cross_lingual or not is_chinese(question)):
+    senses = dictionary_senses(subject) if cross_lingual and query.chinese else {}
+    if word_vectors and (cross_lingual or not query.chinese):
         untranslated = subject - set(senses)
         translations = word_translations(
             untranslated,
@@ -272,14 +270,11 @@ def _names_subject(c: Candidate, needed_margin: float, meaning_only: bool) -> bo
 
 
 def compose(
-    question: str,
+    query: Query,
     items: Sequence[ContextItem],
-    ask: Ask,
     similarity: UnitSimilarity | None = None,
     people: Sequence[str] = (),
-    cross_lingual: bool = False,
     min_coverage: float = 0.5,
-    floor: float = 0.0,
     required: Sequence[str] = (),
     ignore: Sequence[str] = (),
     word_vectors: WordVectors | None = None,
@@ -287,7 +282,8 @@ def compose(
     unit_model: UnitModel | None | str = "shipped",
     passage_model: PassageModel | None | str = "shipped",
 ) -> Composition:
-    """Choose the answer's units (or refuse), pure given `similarity`.
+    """Choose the answer's units (or refuse) for `query` (its search text, what it asks for,
+    whether it crosses languages, its floor), pure given `similarity`.
 
     `required` are identifiers (course codes of no listed course) that every quoted unit
     must name: a question about MAT-2040 is answered only by what the materials say of it.
@@ -303,17 +299,9 @@ def compose(
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
     unit_model = (load_unit_model() if unit_model == "shipped" else unit_model) if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
+    ask, cross_lingual = query.ask, query.across
     ranked = candidates(
-        question,
-        items,
-        ask,
-        similarity,
-        people,
-        cross_lingual,
-        floor,
-        tuple(ignore) + tuple(required),
-        word_vectors,
-        unit_model=unit_model,
+        query, items, similarity, people, tuple(ignore) + tuple(required), word_vectors, unit_model=unit_model
     )
     if not ranked:
         return Composition((), True, "no_units", None)
@@ -324,11 +312,11 @@ def compose(
             c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)
         ]
         if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(
-            question, tuple(required) + tuple(ignore)
+            query.text, tuple(required) + tuple(ignore)
         ):
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
-    subject = subject_tokens(question, tuple(ignore) + tuple(required))
+    subject = subject_tokens(query.text, tuple(ignore) + tuple(required))
     meaning_only = not subject
     needed_margin = PARAMS.cross_on_subject_margin if cross_lingual else PARAMS.on_subject_margin
 
@@ -342,14 +330,14 @@ def compose(
             ask.yes_no,
             len(subject),
             cross_lingual,
-            is_chinese(question),
+            query.chinese,
             needed_margin,
             min_coverage,
         )
         # A question of only question words ("这门课的老师是谁？") has no subject for the
         # model's features to weigh, and its fitting questions almost always have one: there
         # its meaning must reach the on-subject margin, as the rules say.
-        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, script_of(question))
+        rules = _refusal(ranked, ask, cross_lingual, min_coverage, meaning_only, query.language)
         # A kind of fact asked for, seen reliably by its detector and held by no unit about
         # the subject ("the TA's phone number" where only e-mails are listed) stays a
         # refusal: SyllabusQA's questions rarely ask so, and with it left to the model
@@ -359,20 +347,8 @@ def compose(
         return ("" if model.answers(features) else "calibrated"), features
 
     reason, features = decide(ranked)
-    if reason and word_vectors and is_chinese(question) and not cross_lingual and not required:
-        ranked = candidates(
-            question,
-            items,
-            ask,
-            similarity,
-            people,
-            cross_lingual,
-            floor,
-            tuple(ignore),
-            word_vectors,
-            paraphrase=True,
-            unit_model=unit_model,
-        )
+    if reason and word_vectors and query.chinese and not cross_lingual and not required:
+        ranked = candidates(query, items, similarity, people, tuple(ignore), word_vectors, True, unit_model)
         reason, _ = decide(ranked)
     seen = tuple(features.items())
     if reason:

@@ -17,14 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from courserag.answers.extractive.params import PARAMS
-from courserag.lang.textnorm import is_chinese
 
 RECALL_FILE = Path(__file__).with_name("kind_recall.json")
-
-
-def script_of(text: str) -> str:
-    """The script the detectors read in the text: "zh" for Chinese, "en" otherwise."""
-    return "zh" if is_chinese(text) else "en"
 
 
 def need_label(need: frozenset[str]) -> str:

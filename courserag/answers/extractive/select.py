@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from courserag.answers.extractive.intent import Ask
 from courserag.answers.extractive.params import PARAMS
+from courserag.lang.intent import Ask
 
 if TYPE_CHECKING:
     from courserag.answers.extractive.compose import Candidate

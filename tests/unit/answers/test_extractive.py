@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive import classify, compose
+from courserag.answers.extractive import compose
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.sentences import split_sentences
 from courserag.answers.extractive.subject import subject_tokens
 from courserag.answers.extractive.units import source_units
+from courserag.lang.intent import classify
+from courserag.lang.query import read_query
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.packing import ContextItem
+from tests.unit.answers.queries import query
 
 
 @pytest.mark.parametrize(
@@ -140,7 +143,7 @@ def test_the_question_words_are_data_in_both_languages():
     import yaml
 
     from courserag.answers.extractive.entities import KINDS
-    from courserag.answers.extractive.intent import LANGUAGES, WORDS_FILE
+    from courserag.lang.intent import LANGUAGES, WORDS_FILE
 
     data = yaml.safe_load(WORDS_FILE.read_text(encoding="utf-8"))
     for label, kind in data["asks"].items():
@@ -189,7 +192,7 @@ def test_an_ordinal_matches_with_or_without_spaces():
     )
     holiday = _item(2, "10 月 1 日至 10 月 8 日为国庆假期，停课一周。", "课程大纲.md", "课程大纲 > 说明")
     question = "第 8 周讲什么内容？"
-    composition = compose(question, [holiday, schedule], classify(question))
+    composition = compose(query(question), [holiday, schedule])
     assert not composition.refused and "随机森林" in composition.units[0].unit.text
 
 
@@ -220,7 +223,7 @@ EXAMS = _item(
     ],
 )
 def test_the_composer_answers_what_is_asked_or_refuses(question, refused, expected):
-    composition = compose(question, [EXAMS], classify(question))
+    composition = compose(query(question), [EXAMS])
     assert composition.refused is refused
     if expected:
         assert expected in composition.units[0].unit.text
@@ -232,9 +235,9 @@ def test_a_code_of_no_listed_course_is_answered_only_by_what_names_it():
         "Prerequisites\n\n- MAT-2040 Linear Algebra (grade C or better).\n\nLate policy\n\nLate work loses 10% a day.",
     )
     asked = "What is the late policy for MAT-2040?"
-    assert compose(asked, [prerequisites], classify(asked), required=["MAT2040"]).reason == "missing_code"
+    assert compose(query(asked), [prerequisites], required=["MAT2040"]).reason == "missing_code"
     asked = "What grade do I need in MAT-2040?"
-    composition = compose(asked, [prerequisites], classify(asked), required=["MAT2040"])
+    composition = compose(query(asked), [prerequisites], required=["MAT2040"])
     assert not composition.refused and "grade C" in composition.units[0].unit.text
 
 
@@ -302,7 +305,7 @@ def test_a_sentence_that_replaces_an_earlier_one_says_so(sentence, change):
 )
 def test_a_dated_change_is_quoted_first(question, syllabus, notice, first):
     items = [_item(1, syllabus, locator="Syllabus > Midterm exam"), _item(2, notice, "notices.txt", "lines 1-3", "txt")]
-    composition = compose(question, items, classify(question))
+    composition = compose(query(question), items)
     assert not composition.refused
     assert first in composition.units[0].unit.text and composition.units[0].n == 2
 
@@ -319,7 +322,7 @@ def test_without_a_dated_change_the_sources_keep_their_order(notice):
         _item(1, "Midterm exam\n\nThe midterm exam is held in room A-101.", locator="Syllabus > Midterm exam"),
         _item(2, notice, "notices.txt", "lines 1-3", "txt"),
     ]
-    composition = compose("Which room is the midterm exam in?", items, classify("Which room is the midterm exam in?"))
+    composition = compose(query("Which room is the midterm exam in?"), items)
     assert composition.newer is None
     assert [c.n for c in composition.units] == sorted(c.n for c in composition.units)
 
@@ -331,7 +334,7 @@ def test_a_newer_notice_that_overrules_the_best_unit_leads_and_is_named_with_its
     notice = _item(
         4, "[2026-10-06] Midterm exam\nThe midterm exam is now held in LH-2.", "notices.txt", "lines 1-2", "txt"
     )
-    composition = compose(question, [syllabus, notice], classify(question))
+    composition = compose(query(question), [syllabus, notice])
     assert [c.n for c in composition.units] == [4, 1] and composition.newer == (2026, 10, 6)
     # an older notice does not overrule a newer entry (the later one is the best unit)
     later = _item(
@@ -341,7 +344,7 @@ def test_a_newer_notice_that_overrules_the_best_unit_leads_and_is_named_with_its
         "lines 5-6",
         "txt",
     )
-    composition = compose(question, [later, notice], classify(question))
+    composition = compose(query(question), [later, notice])
     assert composition.units[0].n == 1 and composition.newer is None
 
 
@@ -356,10 +359,10 @@ def test_a_question_of_only_question_words_is_answered_by_meaning(question):
     )
     far = _item(2, "Hashing\n\nDouble hashing uses a second hash function.", "notes.md", "Hashing")
     similar = lambda texts: [0.9 if "授课" in t else 0.5 for t in texts]  # noqa: E731
-    composition = compose(question, [staff, far], classify(question), similar, floor=0.5)
+    composition = compose(query(question, floor=0.5), [staff, far], similar)
     assert not composition.refused and "李明华" in composition.units[0].unit.text
     unrelated = lambda texts: [0.52 for _ in texts]  # noqa: E731
-    assert compose(question, [staff, far], classify(question), unrelated, floor=0.5).refused
+    assert compose(query(question, floor=0.5), [staff, far], unrelated).refused
 
 
 @pytest.mark.parametrize(
@@ -377,7 +380,7 @@ def test_the_directory_passage_answers_who_questions_only(question, quoted):
         locator="course directory > instructors",
         doc_type="directory",
     )
-    composition = compose(question, [directory], classify(question))
+    composition = compose(query(question), [directory])
     assert any("Ada Byron" in c.unit.text for c in composition.units) is quoted
 
 
@@ -390,7 +393,7 @@ def test_a_rule_in_cases_is_quoted_with_its_other_cases():
         "课程大纲 > 迟交政策",
     )
     question = "迟交的作业扣多少分？"
-    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question)).units)
+    quoted = " ".join(c.unit.text for c in compose(query(question), [policy]).units)
     assert "20%" in quoted and "50%" in quoted  # which case is the learner's is theirs to read
 
 
@@ -405,7 +408,7 @@ def test_the_sentence_after_the_best_one_is_quoted_with_it_in_source_order():
     )
     question = "What happens if I miss the midterm with a medical emergency?"
     similar = lambda texts: [0.80 if "final exam is on" in t else 0.85 for t in texts]  # noqa: E731
-    quoted = " ".join(c.unit.text for c in compose(question, [policy], classify(question), similar, floor=0.75).units)
+    quoted = " ".join(c.unit.text for c in compose(query(question, floor=0.75), [policy], similar).units)
     assert quoted.startswith("A student who misses the midterm") and "5 days" in quoted
 
 
@@ -419,7 +422,7 @@ def test_a_yes_no_question_is_answered_by_the_rule_sentence():
     )
     question = "可以让 ChatGPT 替我写作业吗？"
     similar = lambda texts: [0.88 if "代写" in t else 0.86 for t in texts]  # noqa: E731
-    composition = compose(question, [help_, integrity], classify(question), similar, floor=0.75)
+    composition = compose(query(question, floor=0.75), [help_, integrity], similar)
     assert not composition.refused and "代写" in composition.units[0].unit.text
 
 
@@ -445,12 +448,12 @@ def test_a_chinese_paraphrase_is_matched_through_a_synonym_only_when_its_own_wor
         return vectors
 
     question = "作业晚交了，会被扣多少分？"
-    assert compose(question, [policy, exam], classify(question)).refused  # no word of its own is in the materials
-    composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
+    assert compose(query(question), [policy, exam]).refused  # no word of its own is in the materials
+    composition = compose(query(question), [policy, exam], word_vectors=word_vectors)
     assert not composition.refused and "20%" in composition.units[0].unit.text
     # a word the materials use is matched as itself, not through a near word (考前)
     question = "期末考试是哪一天？"
-    composition = compose(question, [policy, exam], classify(question), word_vectors=word_vectors)
+    composition = compose(query(question), [policy, exam], word_vectors=word_vectors)
     assert not composition.refused and "期末考试" in composition.units[0].unit.text
 
 
@@ -471,7 +474,7 @@ def test_a_list_item_is_about_its_sections_heading():
     )
     question = "When is the final exam?"
     similar = lambda texts: [0.86 if "make-up" in t else 0.84 for t in texts]  # noqa: E731
-    composition = compose(question, [missed, final], classify(question), similar, floor=0.70)
+    composition = compose(query(question, floor=0.70), [missed, final], similar)
     # the fitted ranking may lead with the sentence that names the final exam; the date is
     # quoted with it, and said first (issue 19)
     assert not composition.refused and any("2026-12-15" in c.unit.text for c in composition.units)
@@ -493,14 +496,12 @@ def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_no
 
     question = "期末考试是哪一天？"
     same = lambda texts: [0.80] * len(texts)  # noqa: E731 - the vectors cannot tell them apart
-    composition = compose(
-        question, [midterm, final], classify(question), same, floor=0.70, cross_lingual=True, word_vectors=word_vectors
-    )
+    composition = compose(query(question, floor=0.70, across=True), [midterm, final], same, word_vectors=word_vectors)
     assert not composition.refused and "2026-12-15" in composition.units[0].unit.text
 
 
 @pytest.mark.parametrize(
-    "question, query, labels, yes_no",
+    "question, searched, labels, yes_no",
     [
         ("Is it stable?", "Is it stable? worst case running time quicksort", (), True),  # its own form
         ("Which room is it in?", "Which room is the midterm in?", ("room",), False),
@@ -508,10 +509,8 @@ def test_across_languages_a_word_the_dictionary_knows_is_matched_by_its_sense_no
         ("那期末考试呢？", "期末考试是哪一天？", ("when",), False),
     ],
 )
-def test_a_follow_up_asks_in_its_own_words_when_it_has_them(question, query, labels, yes_no):
-    from courserag.answers.wording import _ask
-
-    ask = _ask(question, query)
+def test_a_follow_up_asks_in_its_own_words_when_it_has_them(question, searched, labels, yes_no):
+    ask = read_query(question, searched).ask
     assert ask.labels == labels and ask.yes_no is yes_no
 
 
@@ -523,7 +522,7 @@ def test_a_messaging_account_is_not_answered_by_an_email_address():
         "课程大纲 > 助教",
     )
     question = "助教王悦的微信号是多少？"
-    assert compose(question, [staff], classify(question)).refused
+    assert compose(query(question), [staff]).refused
 
 
 def _unit_candidate(text: str):
@@ -574,9 +573,7 @@ def test_a_cjk_character_counts_as_a_word_in_the_budget():
 def test_a_missing_kind_of_fact_refuses_only_where_the_detectors_see_that_kind(question, text, cross_lingual, refused):
     item = _item(1, text, "notes.md", "Notes")
     close = lambda texts: [0.95] * len(texts)  # noqa: E731 - every unit means the question
-    composition = compose(
-        question, [item], classify(question), close, floor=0.70, cross_lingual=cross_lingual, refusal_model=None
-    )
+    composition = compose(query(question, floor=0.70, across=cross_lingual), [item], close, refusal_model=None)
     assert composition.refused is refused
     if refused:
         assert composition.reason.startswith("missing:")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from courserag.answers.extractive.kinds import RECALL_FILE, accepted, need_label, reliably_detected, script_of
+from courserag.answers.extractive.kinds import RECALL_FILE, accepted, need_label, reliably_detected
 from courserag.answers.extractive.params import PARAMS
 
 
@@ -41,11 +41,6 @@ def test_a_kind_is_required_unless_its_detector_is_measured_to_miss_it(recall_fi
 
 def test_without_measurements_every_kind_may_be_required(tmp_path):
     assert reliably_detected(frozenset({"place"}), "en", tmp_path / "absent.json")
-
-
-@pytest.mark.parametrize("text, script", [("期末考试在哪个教室？", "zh"), ("Where is the final exam?", "en")])
-def test_script_of(text, script):
-    assert script_of(text) == script
 
 
 def test_a_need_is_named_by_its_kinds_in_order_and_a_when_accepts_a_condition():

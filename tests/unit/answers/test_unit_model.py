@@ -12,6 +12,7 @@ from courserag.answers.extractive.unit_model import (
     load_unit_model,
     unit_features,
 )
+from tests.unit.answers.queries import query
 
 
 def facts(n=1, position=0, kind="sentence", margin=0.1, coverage=0.5, **kw):
@@ -95,7 +96,6 @@ def test_shipped_weights_load_and_name_known_features():
 
 @pytest.mark.parametrize("coef, first", [(1.0, 2), (-1.0, 1)])
 def test_a_unit_model_given_orders_the_units(coef, first):
-    from courserag.answers.extractive import classify
     from courserag.answers.extractive.compose import candidates
     from courserag.records import Chunk, ScoredChunk
     from courserag.retrieval.packing import ContextItem
@@ -106,7 +106,7 @@ def test_a_unit_model_given_orders_the_units(coef, first):
     question = "When is the quiz?"
     items = [item(1, "The quiz is on Monday."), item(2, "The quiz is on Friday.")]
     model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)  # later sources first (+1) or last (-1)
-    ranked = candidates(question, items, classify(question), unit_model=model)
+    ranked = candidates(query(question), items, unit_model=model)
     assert ranked[0].n == first and ranked[0].p == pytest.approx(coef * (first - 1))
 
 
@@ -152,18 +152,17 @@ def _item(n, text, doc_type="md"):
 
 
 def test_a_table_row_is_data_not_a_grid_even_when_mostly_numbers():
-    from courserag.answers.extractive import classify
     from courserag.answers.extractive.compose import candidates
 
     table = "| Exam | Weight | Date | Time |\n|---|---|---|---|\n| Final exam | 40% | 2026-12-15 | 09:00-12:00 |"
     question = "When is the final exam?"
-    (row,) = [c for c in candidates(question, [_item(1, table)], classify(question)) if c.unit.kind == "row"]
+    (row,) = [c for c in candidates(query(question), [_item(1, table)]) if c.unit.kind == "row"]
     assert row.features["heading_like"] == 0.0
 
 
 @pytest.mark.parametrize("question", ["When is the quiz?", "What is the Wi-Fi password?"])
 def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
-    from courserag.answers.extractive import classify, compose
+    from courserag.answers.extractive import compose
 
     items = [_item(1, "The quiz is on Monday. Bring a pencil."), _item(2, "The quiz is on Friday in Room A-101.")]
 
@@ -173,13 +172,13 @@ def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
     decisions = set()
     for coef in (1.0, -1.0):  # later sources first, or last
         model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)
-        said = compose(question, items, classify(question), similarity, unit_model=model)
+        said = compose(query(question), items, similarity, unit_model=model)
         decisions.add((said.refused, said.reason, said.features))
     assert len(decisions) == 1
 
 
 def test_the_fact_line_comes_from_the_best_quote_only():
-    from courserag.answers.extractive import classify, compose
+    from courserag.answers.extractive import compose
 
     question = "How many pages may the report have?"
     items = [_item(1, "The report may have at most 4 pages. Late reports lose 20% and 50% after a day.")]
@@ -188,7 +187,7 @@ def test_the_fact_line_comes_from_the_best_quote_only():
         return [0.1 if "at most" in t else 0.3 for t in texts]
 
     model = UnitModel(("margin",), (0.0,), (1.0,), (1.0,), 0.0)
-    said = compose(question, items, classify(question), similarity, unit_model=model)
+    said = compose(query(question), items, similarity, unit_model=model)
     assert not said.refused
     assert said.fact is None  # the best quote holds two numbers; not the 4 of the other one
 
@@ -196,7 +195,6 @@ def test_the_fact_line_comes_from_the_best_quote_only():
 def test_each_source_is_measured_whole_and_on_its_own():
     """The composer asks for one source's units per call, the same whatever else is cited,
     so kept unit vectors (embedders/groups.py) are those a fresh embedding gives."""
-    from courserag.answers.extractive import classify
     from courserag.answers.extractive.compose import candidates
     from courserag.answers.extractive.units import source_units
 
@@ -210,6 +208,6 @@ def test_each_source_is_measured_whole_and_on_its_own():
 
     question = "When is the quiz?"
     for items in ([first, second], [second]):
-        candidates(question, items, classify(question), similarity)
+        candidates(query(question), items, similarity)
     whole = [[u.text for u in source_units(i.text, "md", i.hit.chunk.locator)] for i in (first, second)]
     assert calls == [whole[0], whole[1], whole[1]]

@@ -1,6 +1,6 @@
 import pytest
 
-from courserag.lang.textnorm import cjk_ratio, is_chinese, normalize, word_tokens
+from courserag.lang.textnorm import cjk_ratio, is_chinese, normalize, script_of, word_tokens
 
 
 @pytest.mark.parametrize(
@@ -29,6 +29,7 @@ def test_word_tokens(text, expected):
 )
 def test_is_chinese(text, chinese):
     assert is_chinese(text) is chinese
+    assert script_of(text) == ("zh" if chinese else "en")
 
 
 def test_normalize_folds_width_case_space():
