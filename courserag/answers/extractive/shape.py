@@ -19,6 +19,10 @@ _SENTENCE_END = frozenset(".!?。！？；;:：)）]")  # the last character of 
 # Dot or dash leaders ending in a page number: a contents line ("Hashing ........ 41").
 _LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,}")
 _PAGE_END = re.compile(r"\d{1,4}\s*$")
+# Leaders and a page number inside the line: PDF text runs a contents page's entries into
+# one line ("Grading ........ 6 Section 10: Makeup exams ......"), which may end anywhere.
+# A number followed by % or a decimal is a value, not a page.
+_LEADERS_THEN_PAGE = re.compile(r"(?:(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,})\s*\d{1,4}(?![\d%.,:/])")
 
 
 def _tokens(text: str) -> list[str]:
@@ -31,8 +35,9 @@ def _ends_sentence(text: str) -> bool:
 
 
 def contents_line(text: str) -> bool:
-    """A line of a table of contents: leaders, then a page number."""
-    return bool(_LEADERS.search(text)) and bool(_PAGE_END.search(text))
+    """A line of a table of contents: leaders, then a page number (at its end, or between
+    entries run together)."""
+    return bool(_LEADERS_THEN_PAGE.search(text)) or (bool(_LEADERS.search(text)) and bool(_PAGE_END.search(text)))
 
 
 def grid_line(text: str) -> bool:
@@ -50,9 +55,11 @@ def heading_like(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return True
+    if contents_line(stripped):
+        return True  # even where its last entry ends in "?" ("What does the course satisfy? ....5")
     if _ends_sentence(stripped):
-        return False  # a sentence; a contents line ends in its page number, a grid in a cell
-    if contents_line(stripped) or grid_line(stripped):
+        return False  # a sentence; a grid ends in a cell
+    if grid_line(stripped):
         return True
     if ":" in stripped or "：" in stripped:
         return False

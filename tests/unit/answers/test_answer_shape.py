@@ -43,6 +43,9 @@ def test_heading_like(text, expected):
     [
         ("Hashing ........ 41", True, False),
         ("Hashing …… 41", True, False),
+        # entries run into one line by PDF text, its last one cut anywhere
+        ("Grading ........ 6 What does this course satisfy? ....5 For minors .......", True, False),
+        ("Homework ---- 40% of the grade", False, False),  # a value after a dash rule, not a page
         ("The list ends here.", False, False),
         ("1 2 3 4 5 6 7 8 9 10 11 12 Mon", False, True),
         ("There are 12 weeks, 3 exams and 10 quizzes in this course of 4 credits for 2 terms.", False, False),
