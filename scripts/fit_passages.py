@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 from fit_refusal import SHARED, _answer_eval  # noqa: E402
-from fit_units import fit_choice_model, save_choice_model  # noqa: E402
+from fit_units import fit_and_save, load_rows  # noqa: E402
 
 CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
 ROWS_DIR = Path(os.environ.get("PASSAGE_ROWS_DIR", CACHE / "passage_features"))
@@ -145,19 +145,11 @@ def collect(args) -> int:
     return 0
 
 
-def load_rows() -> list[dict]:
-    return [r for path in sorted(ROWS_DIR.glob("*.jsonl")) for r in map(json.loads, open(path, encoding="utf-8"))]
-
-
 def fit(args) -> int:
     from courserag.answers.extractive.passages import FEATURES, WEIGHTS_FILE, PassageModel
 
-    rows = load_rows()
-    fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(run["holds"] for run in r["runs"])]
-    choice = fit_choice_model([(r["set"], [(run["f"], run["holds"]) for run in r["runs"]]) for r in fit_rows], FEATURES)
-    model = PassageModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
-    save_choice_model(model, args.out or WEIGHTS_FILE, len(fit_rows), choice, "runs")
-    report(rows, model)
+    rows = load_rows(ROWS_DIR)
+    report(rows, fit_and_save(rows, "runs", PassageModel, FEATURES, args.out or WEIGHTS_FILE))
     return 0
 
 

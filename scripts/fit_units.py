@@ -158,19 +158,27 @@ def _collect_set(name: str, ae) -> None:
     out.close()
 
 
-def load_rows() -> list[dict]:
-    return [r for path in sorted(ROWS_DIR.glob("*.jsonl")) for r in map(json.loads, open(path, encoding="utf-8"))]
+def load_rows(folder: Path = ROWS_DIR) -> list[dict]:
+    """Every collected row of `folder`'s *.jsonl files, file by file in name order."""
+    return [r for path in sorted(folder.glob("*.jsonl")) for r in map(json.loads, open(path, encoding="utf-8"))]
+
+
+def fit_and_save(rows: list[dict], items: str, model_type, features: tuple[str, ...], out: Path):
+    """Fit a choice model on the fitting rows some item of which holds the answer (`items`:
+    the key of a row's scored items, each {"f": features, "holds": bool}), write it to
+    `out` and return it (fit_units.py: units; fit_passages.py: runs)."""
+    fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(x["holds"] for x in r[items])]
+    choice = fit_choice_model([(r["set"], [(x["f"], x["holds"]) for x in r[items]]) for r in fit_rows], features)
+    model = model_type(features, choice.mean, choice.scale, choice.coef, 0.0)
+    save_choice_model(model, out, len(fit_rows), choice, items)
+    return model
 
 
 def fit(args) -> int:
     from courserag.answers.extractive.unit_model import FEATURES, WEIGHTS_FILE, UnitModel
 
     rows = load_rows()
-    fit_rows = [r for r in rows if r["role"] == FIT_ROLE and any(u["holds"] for u in r["units"])]
-    choice = fit_choice_model([(r["set"], [(u["f"], u["holds"]) for u in r["units"]]) for r in fit_rows], FEATURES)
-    model = UnitModel(FEATURES, choice.mean, choice.scale, choice.coef, 0.0)
-    save_choice_model(model, args.out or WEIGHTS_FILE, len(fit_rows), choice, "units")
-    report(rows, model)
+    report(rows, fit_and_save(rows, "units", UnitModel, FEATURES, args.out or WEIGHTS_FILE))
     return 0
 
 

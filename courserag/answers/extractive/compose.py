@@ -348,7 +348,9 @@ def compose(
 
     reason, features = decide(ranked)
     if reason and word_vectors and query.chinese and not cross_lingual and not required:
-        ranked = candidates(query, items, similarity, people, tuple(ignore), word_vectors, True, unit_model)
+        ranked = candidates(
+            query, items, similarity, people, tuple(ignore), word_vectors, paraphrase=True, unit_model=unit_model
+        )
         reason, _ = decide(ranked)
     seen = tuple(features.items())
     if reason:

@@ -22,7 +22,7 @@ _PAGE_END = re.compile(r"\d{1,4}\s*$")
 # Leaders and a page number inside the line: PDF text runs a contents page's entries into
 # one line ("Grading ........ 6 Section 10: Makeup exams ......"), which may end anywhere.
 # A number followed by % or a decimal is a value, not a page.
-_LEADERS_THEN_PAGE = re.compile(r"(?:(?:\.\s?){4,}|…{2,}|·{3,}|_{4,}|-{4,})\s*\d{1,4}(?![\d%.,:/])")
+_LEADERS_THEN_PAGE = re.compile(rf"(?:{_LEADERS.pattern})\s*\d{{1,4}}(?![\d%.,:/])")
 
 
 def _tokens(text: str) -> list[str]:
