@@ -129,7 +129,7 @@ def collect(args) -> int:
     for name, role, q, retrieval, ask, ranked in each_question(SOURCES, wanted):
         if name not in files:
             files[name] = open(ROWS_DIR / f"{name}.jsonl", "w", encoding="utf-8")
-        runs = passages(ranked, lambda c: budget_for(c.unit.text, ask.wants_list))
+        runs = passages(ranked, lambda c: budget_for(c.unit.text, ask.long_answer))
         features = passage_features(runs, ranked, retrieval.query.across)
         rows = [
             {

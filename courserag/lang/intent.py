@@ -45,6 +45,7 @@ class Ask:
     labels: tuple[str, ...]  # the rule names that fired ("when", "where"…), for reading and tests
     yes_no: bool = False
     wants_list: bool = False
+    overview: bool = False  # a description is asked for ("details on…", "summarize…", "介绍一下…")
     explanation: bool = False  # "why" / "how": an explanation, not a fact
     procedure: bool = (
         False  # "how …" even with a fact asked for ("how are late days deducted?"): the rule, not one number
@@ -53,6 +54,11 @@ class Ask:
     @property
     def factual(self) -> bool:
         return bool(self.needs)
+
+    @property
+    def long_answer(self) -> bool:
+        """A list or a description: its passage may fill what a learner reads of an answer."""
+        return self.wants_list or self.overview
 
 
 def classify(question: str) -> Ask:
@@ -78,11 +84,14 @@ def classify(question: str) -> Ask:
         labels.pop(index)
         needs.pop(index)
     how = bool(forms["why_how"].search(question))
+    overview = bool(forms["overview"].search(question)) and not needs
     return Ask(
         needs=tuple(needs),
         labels=tuple(labels),
-        yes_no=bool(forms["yes_no"].search(question)) and not labels,
+        # "Can you tell me about…" is a request, not a yes/no question.
+        yes_no=bool(forms["yes_no"].search(question)) and not labels and not overview,
         wants_list=bool(forms["list"].search(question)),
+        overview=overview,
         # "why", or "how" without a fact kind ("how is the LR case fixed?"); "…, and why?" too.
         explanation=how and (not needs or bool(forms["why"].search(question))),
         procedure=how,

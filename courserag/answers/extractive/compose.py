@@ -367,7 +367,7 @@ def compose(
     if passage_model is not None:
         # One passage (runs of consecutive units, passages.py), its best unit first, then a
         # unit for each asked kind of fact it does not hold.
-        passage = best_passage(ranked, passage_model, cross_lingual, ask.wants_list)
+        passage = best_passage(ranked, passage_model, cross_lingual, ask.long_answer)
         lead = [passage.best, *(c for c in passage.units if c is not passage.best)]
         chosen = complete_needs(lead, ranked, ask, on_subject, len(lead) + len(ask.needs))
     else:

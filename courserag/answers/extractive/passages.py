@@ -87,11 +87,11 @@ def load_passage_model(path: Path = WEIGHTS_FILE) -> PassageModel | None:
     return read_weights(path, PassageModel.from_dict)
 
 
-def budget_for(text: str, wants_list: bool = False) -> int:
+def budget_for(text: str, long_answer: bool = False) -> int:
     """A passage's word budget: a CJK character counts as a word in the budget but says
-    less than an English word, so CJK text gets more of them; a list is quoted whole, up
-    to what a learner reads of an answer."""
-    if wants_list:
+    less than an English word, so CJK text gets more of them; a list or a description
+    (`Ask.long_answer`) may fill what a learner reads of an answer."""
+    if long_answer:
         return PARAMS.max_answer_words
     cjk = len(_CJK.findall(text)) > words_in(text) / 2
     return PARAMS.passage_cjk_words if cjk else PARAMS.passage_words
@@ -161,9 +161,9 @@ def passage_features(
 
 
 def best_passage(
-    ranked: Sequence[Candidate], model: PassageModel, cross_lingual: bool, wants_list: bool = False
+    ranked: Sequence[Candidate], model: PassageModel, cross_lingual: bool, long_answer: bool = False
 ) -> Passage:
     """The run the model rates highest (the shorter of two equal ones)."""
-    runs = passages(ranked, lambda c: budget_for(c.unit.text, wants_list))
+    runs = passages(ranked, lambda c: budget_for(c.unit.text, long_answer))
     scores = [model.logit(f) for f in passage_features(runs, ranked, cross_lingual)]
     return max(zip(scores, runs), key=lambda t: (t[0], -len(t[1].units)))[1]

@@ -152,7 +152,30 @@ def test_the_question_words_are_data_in_both_languages():
             assert kind[lang], (label, lang)
             for pattern in kind[lang]:
                 re.compile(pattern)
-    assert set(data["forms"]) == {"yes_no", "list", "why_how", "why"}
+    assert set(data["forms"]) == {"yes_no", "list", "overview", "why_how", "why"}
+
+
+@pytest.mark.parametrize(
+    "question, overview, yes_no",
+    [
+        ("Can you give me some details about the presentations?", True, False),  # a request, not yes/no
+        ("Could you tell me how class participation grades are broken down?", True, False),
+        ("Summarize the grading policy.", True, False),
+        ("Describe the posts for the discussion forum.", True, False),
+        ("请介绍一下课程项目", True, False),
+        ("能详细说说期末考试吗？", True, False),
+        ("Can you tell me where the final exam is?", False, False),  # a fact is asked for
+        ("Can you tell me whether late work is accepted?", False, True),
+        ("Can I bring a cheat sheet?", False, True),
+        ("Which name is also used to describe the Amazon rainforest?", False, False),  # not a request
+        ("What does the summary table say about quicksort?", False, False),
+        ("期末考试在哪里？", False, False),
+    ],
+)
+def test_a_description_asked_for_is_an_overview(question, overview, yes_no):
+    ask = classify(question)
+    assert (ask.overview, ask.yes_no) == (overview, yes_no)
+    assert ask.long_answer is (overview or ask.wants_list)
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,7 @@ def test_a_run_opens_a_section_at_the_start_of_its_source_or_where_the_heading_c
 
 
 @pytest.mark.parametrize(
-    "text, wants_list, budget",
+    "text, long_answer, budget",
     [
         ("The final exam is on Tuesday.", False, PARAMS.passage_words),
         ("期末考试在第十六周的星期二上午举行。", False, PARAMS.passage_cjk_words),
@@ -78,8 +78,8 @@ def test_a_run_opens_a_section_at_the_start_of_its_source_or_where_the_heading_c
         ("期末考试（final exam）在 12 月 15 日。", False, PARAMS.passage_cjk_words),
     ],
 )
-def test_the_budget_counts_what_a_learner_reads(text, wants_list, budget):
-    assert budget_for(text, wants_list) == budget
+def test_the_budget_counts_what_a_learner_reads(text, long_answer, budget):
+    assert budget_for(text, long_answer) == budget
 
 
 def test_features_name_every_feature_and_weigh_the_runs_share_of_the_unit_probability():
