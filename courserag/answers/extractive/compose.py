@@ -31,7 +31,7 @@ from courserag.answers.extractive.answer_shape import (
 from courserag.answers.extractive.entities import kinds_in
 from courserag.answers.extractive.kinds import accepted, reliably_detected
 from courserag.answers.extractive.params import PARAMS
-from courserag.answers.extractive.passages import PassageModel, best_passage, load_passage_model
+from courserag.answers.extractive.passages import PassageModel, best_passages, load_passage_model
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
 from courserag.answers.extractive.select import complete_needs, newer_first, select
@@ -364,12 +364,18 @@ def compose(
     passage_model = (
         (load_passage_model() if passage_model == "shipped" else passage_model) if unit_model is not None else None
     )
+    second: set[int] = set()  # the units only a second passage brought: quoted, never the fact line
     if passage_model is not None:
         # One passage (runs of consecutive units, passages.py), its best unit first, then a
-        # unit for each asked kind of fact it does not hold.
-        passage = best_passage(ranked, passage_model, cross_lingual, ask.long_answer)
+        # unit for each asked kind of fact it does not hold, then a second passage where the
+        # first leaves room.
+        passage, *more = best_passages(ranked, passage_model, cross_lingual, ask.long_answer, on_subject)
         lead = [passage.best, *(c for c in passage.units if c is not passage.best)]
         chosen = complete_needs(lead, ranked, ask, on_subject, len(lead) + len(ask.needs))
+        quoted = {id(c) for c in chosen}
+        extra = [c for run in more for c in run.units if id(c) not in quoted]
+        second = {id(c) for c in extra}
+        chosen += extra
     else:
         chosen = select(ranked, ask, on_subject)
     chosen, newer = newer_first(chosen, ranked, ask, on_subject)
@@ -380,7 +386,9 @@ def compose(
     # exactly one: a neighbour quoted beside a rule of three cases may hold a number of its
     # own ("不超过 4 页"), which answers nothing. The quotes stand in source order, so the
     # best is not always first.
-    by_rank = sorted(chosen, key=lambda c: -(c.p if unit_model is not None else c.score))
+    by_rank = sorted(
+        (c for c in chosen if id(c) not in second), key=lambda c: -(c.p if unit_model is not None else c.score)
+    )
     # ...and names the question's subject: "理学楼 305 教室" is where the class meets, not the
     # final exam's room, and a fact line says it as the answer.
     holder = next((c for c in by_rank if names_subject(c) and holds_fact(c.unit.text, ask.needs)), None)

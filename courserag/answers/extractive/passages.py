@@ -160,10 +160,39 @@ def passage_features(
     return out
 
 
-def best_passage(
-    ranked: Sequence[Candidate], model: PassageModel, cross_lingual: bool, long_answer: bool = False
-) -> Passage:
-    """The run the model rates highest (the shorter of two equal ones)."""
+def best_passages(
+    ranked: Sequence[Candidate],
+    model: PassageModel,
+    cross_lingual: bool,
+    long_answer: bool = False,
+    relevant: Callable[[Candidate], bool] = lambda c: True,
+) -> list[Passage]:
+    """The run the model rates highest (the shorter of two equal ones), then, unless a list
+    or a description fills the budget on its own, the run it rates highest among those that
+    fit in what the first leaves of its budget, from elsewhere: a one-sentence answer leaves
+    room for the second likeliest place, at no more words than a longer first run would
+    take (measured in docs/EVALUATION.md, "A second passage where the first leaves room")."""
     runs = passages(ranked, lambda c: budget_for(c.unit.text, long_answer))
-    scores = [model.logit(f) for f in passage_features(runs, ranked, cross_lingual)]
-    return max(zip(scores, runs), key=lambda t: (t[0], -len(t[1].units)))[1]
+    scored = list(zip([model.logit(f) for f in passage_features(runs, ranked, cross_lingual)], runs))
+    best = max(scored, key=_rated)[1]
+    if long_answer:
+        return [best]
+    room = budget_for(best.units[0].unit.text) - best.words
+    others = [
+        (score, run) for score, run in scored if run.words <= room and not _overlap(run, best) and relevant(run.best)
+    ]
+    return [best, max(others, key=_rated)[1]] if others else [best]
+
+
+def _rated(scored: tuple[float, Passage]) -> tuple[float, int]:
+    """A run's rank: its score, then the fewer units."""
+    return scored[0], -len(scored[1].units)
+
+
+def _overlap(a: Passage, b: Passage) -> bool:
+    """Whether two runs share a unit (the same source, overlapping places)."""
+    first, second = a.units[0], b.units[0]
+    if first.n != second.n:
+        return False
+    a_start, b_start = first.unit.position, second.unit.position
+    return a_start < b_start + len(b.units) and b_start < a_start + len(a.units)

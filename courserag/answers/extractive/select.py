@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 def newer_first(
     chosen: list[Candidate], ranked: list[Candidate], ask: Ask, on_subject: Callable[[Candidate], bool]
 ) -> tuple[list[Candidate], tuple[int, int, int] | None]:
-    """The chosen units in source order, but a dated statement of a change about what the
-    best unit answers first (added when it was left out): the syllabus may name a room
-    that a later announcement changed. Also the notice's date, when it is put before
+    """The chosen units in reading order (`reading_order`), but a dated statement of a change
+    about what the best unit answers first (added when it was left out): the syllabus may
+    name a room that a later announcement changed. Also the notice's date, when it is put before
     other statements (the answer says so); None otherwise."""
     best = chosen[0]
     limit = PARAMS.max_list_units if ask.wants_list else PARAMS.max_units
@@ -46,12 +46,18 @@ def newer_first(
         if c.newer and same_subject(c) and (c is best or best.issued is None or c.issued > best.issued)
     ]
     if not rivals:
-        return sorted(chosen, key=lambda c: (c.n, c.unit.position)), None
+        return reading_order(chosen, best), None
     pick = max(rivals, key=lambda c: (c.issued, c.score))
     rest = [c for c in chosen if c is not pick and not contained(c, [pick])]
-    rest = sorted(rest[: limit - 1], key=lambda c: (c.n, c.unit.position))
+    rest = reading_order(rest[: limit - 1], best)
     overruled = pick is not best or any(c.issued is None or c.issued < pick.issued for c in rest)
     return [pick, *rest], pick.issued if overruled else None
+
+
+def reading_order(chosen: list[Candidate], best: Candidate) -> list[Candidate]:
+    """The best unit's source first, then the others by rank, each in its own order: a
+    second passage from a better-ranked source does not push the best one down."""
+    return sorted(chosen, key=lambda c: (c.n != best.n, c.n, c.unit.position))
 
 
 def _distance(candidate: Candidate, anchor: Candidate) -> tuple[int, int]:

@@ -11,12 +11,13 @@ from courserag.answers.extractive.passages import (
     WEIGHTS_FILE,
     Passage,
     PassageModel,
-    best_passage,
+    best_passages,
     budget_for,
     load_passage_model,
     passage_features,
     passages,
 )
+from courserag.answers.extractive.select import reading_order
 from courserag.answers.extractive.units import Unit
 
 
@@ -104,14 +105,52 @@ def test_no_runs_no_features():
 def test_the_model_chooses_the_run(coef, length):
     units = [unit(WORDS4, position=0, p=1.0), unit(WORDS4, position=1, p=0.0)]
     model = PassageModel(("units",), (0.0,), (1.0,), (coef,), 0.0)  # longer runs first (+1) or last (-1)
-    chosen = best_passage(units, model, cross_lingual=False)
+    chosen = best_passages(units, model, cross_lingual=False)[0]
     assert len(chosen.units) == length and chosen.best is units[0]
 
 
 def test_of_two_equal_runs_the_shorter_is_chosen():
     units = [unit(WORDS4, position=0, p=1.0), unit(WORDS4, position=1, p=0.0)]
     model = PassageModel(("first_gap",), (0.0,), (1.0,), (1.0,), 0.0)  # both runs from unit 0 score alike
-    assert len(best_passage(units, model, cross_lingual=False).units) == 1
+    assert len(best_passages(units, model, cross_lingual=False)[0].units) == 1
+
+
+MASS = PassageModel(("mass",), (0.0,), (1.0,), (1.0,), 0.0)  # the run holding the most unit probability
+UNITS = PassageModel(("units",), (0.0,), (1.0,), (1.0,), 0.0)  # the longest run
+
+
+@pytest.mark.parametrize(
+    "units, model, long_answer, expected",
+    [
+        # the best run, then the likeliest run from elsewhere that fits in what it leaves
+        (
+            [unit(WORDS4, position=0, p=3.0), unit(WORDS4, position=5, p=2.0), unit(WORDS4, n=2, p=1.0)],
+            MASS,
+            False,
+            [(1, 0, 0), (1, 5, 5)],
+        ),
+        # a list or a description fills the budget on its own
+        ([unit(WORDS4, position=0, p=3.0), unit(WORDS4, position=5, p=2.0)], MASS, True, [(1, 0, 0)]),
+        # no room left beside the first
+        (
+            [unit(" ".join(["word"] * PARAMS.passage_words) + ".", p=3.0), unit(WORDS4, n=2, p=2.0)],
+            MASS,
+            False,
+            [(1, 0, 0)],
+        ),
+        # runs that share a unit are never both quoted: the two-unit run leaves nothing else
+        ([unit(WORDS4, position=0, p=1.0), unit(WORDS4, position=1, p=1.0)], UNITS, False, [(1, 0, 1)]),
+    ],
+)
+def test_a_second_passage_fills_the_room_the_first_leaves(units, model, long_answer, expected):
+    assert spans(best_passages(units, model, cross_lingual=False, long_answer=long_answer)) == expected
+
+
+def test_a_second_passage_must_be_about_the_question():
+    units = [unit(WORDS4, position=0, p=3.0), unit(WORDS4, position=5, p=2.0), unit(WORDS4, n=2, p=1.0)]
+    off_topic = units[1]
+    chosen = best_passages(units, MASS, cross_lingual=False, relevant=lambda c: c is not off_topic)
+    assert spans(chosen) == [(1, 0, 0), (2, 0, 0)]
 
 
 def test_shipped_weights_load_and_name_known_features():
@@ -125,3 +164,18 @@ def test_shipped_weights_load_and_name_known_features():
 def test_a_passage_knows_its_best_unit():
     low, high = unit(WORDS4, position=0, p=0.5), unit(WORDS4, position=1, p=2.0)
     assert Passage((low, high), 8, True).best is high
+
+
+@pytest.mark.parametrize(
+    "places, best, expected",
+    [
+        # the best unit's source first, in its own order, then the others by rank
+        ([(2, 3), (1, 0), (2, 1)], (2, 3), [(2, 1), (2, 3), (1, 0)]),
+        ([(3, 0), (1, 4), (2, 2), (1, 0)], (1, 4), [(1, 0), (1, 4), (2, 2), (3, 0)]),
+        ([(1, 2)], (1, 2), [(1, 2)]),
+    ],
+)
+def test_quotes_read_from_the_best_units_source_first(places, best, expected):
+    units = [unit(WORDS4, n=n, position=position) for n, position in places]
+    first = units[places.index(best)]
+    assert [(c.n, c.unit.position) for c in reading_order(units, first)] == expected
