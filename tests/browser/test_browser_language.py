@@ -35,8 +35,13 @@ VISIBLE_STRINGS_JS = """(skip) => {
   for (const el of document.body.querySelectorAll('[placeholder], [aria-label], [title]')) {
     if (el.closest(skip) || !shown(el)) continue;
     for (const name of ['placeholder', 'aria-label', 'title']) {
-      const value = el.getAttribute(name);
-      if (value && value.trim()) out.push(value.trim());
+      let value = (el.getAttribute(name) || '').replace(/\s+/g, ' ');
+      // A chat message's name repeats its text: the content inside it (its quotes) is left out.
+      for (const part of el.querySelectorAll(skip)) {
+        const said = part.textContent.replace(/\s+/g, ' ').trim();
+        if (said) value = value.split(said).join(' ');
+      }
+      if (value.trim()) out.push(value.trim());
     }
   }
   return out;
@@ -49,7 +54,7 @@ CONTENT = ", ".join(
         "script",
         "style",
         "[data-testid='user']",  # the learner's questions
-        ".cr-quote",  # an answer's quoted sentences
+        "[data-testid='bot'] li",  # an answer's quotes: the materials' words, in their language
         ".cr-passage",  # the cited text (the source panel copies it)
         ".cr-fname",  # file names
         "#cr-gaps-table [role='gridcell']",  # learners' questions
