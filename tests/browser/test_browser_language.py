@@ -24,7 +24,7 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
 # Every visible string under the selected tab: text nodes, then the names a screen reader
 # or a tooltip says. Learners' words (their questions), quoted course text (passages, the
 # answer's quotes) and code are content, not the interface, and are left out.
-VISIBLE_STRINGS_JS = """(skip) => {
+VISIBLE_STRINGS_JS = r"""(skip) => {
   const out = [];
   const shown = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
