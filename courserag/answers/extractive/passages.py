@@ -171,15 +171,18 @@ def best_passages(
     or a description fills the budget on its own, the run it rates highest among those that
     fit in what the first leaves of its budget, from elsewhere: a one-sentence answer leaves
     room for the second likeliest place, at no more words than a longer first run would
-    take (measured in docs/EVALUATION.md, "A second passage where the first leaves room")."""
+    take (docs/EVALUATION.md, "A description asked for, and a second passage…")."""
     runs = passages(ranked, lambda c: budget_for(c.unit.text, long_answer))
     scored = list(zip([model.logit(f) for f in passage_features(runs, ranked, cross_lingual)], runs))
     best = max(scored, key=_rated)[1]
     if long_answer:
         return [best]
     room = budget_for(best.units[0].unit.text) - best.words
+    taken = {id(c) for c in best.units}  # runs are built from the same units: sharing one is overlapping
     others = [
-        (score, run) for score, run in scored if run.words <= room and not _overlap(run, best) and relevant(run.best)
+        (score, run)
+        for score, run in scored
+        if run.words <= room and not any(id(c) in taken for c in run.units) and relevant(run.best)
     ]
     return [best, max(others, key=_rated)[1]] if others else [best]
 
@@ -187,12 +190,3 @@ def best_passages(
 def _rated(scored: tuple[float, Passage]) -> tuple[float, int]:
     """A run's rank: its score, then the fewer units."""
     return scored[0], -len(scored[1].units)
-
-
-def _overlap(a: Passage, b: Passage) -> bool:
-    """Whether two runs share a unit (the same source, overlapping places)."""
-    first, second = a.units[0], b.units[0]
-    if first.n != second.n:
-        return False
-    a_start, b_start = first.unit.position, second.unit.position
-    return a_start < b_start + len(b.units) and b_start < a_start + len(a.units)
