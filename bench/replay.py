@@ -125,6 +125,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
     said, why it was refused, how it was judged) for reading the failures."""
     from courserag.answers.extractive import render
     from courserag.answers.wording import _lead, compose_answer
+    from courserag.embedders.groups import UnitMatches, token_matches
 
     results, engines = {}, {}
     for name, scope, role, _ in sources:
@@ -140,18 +141,22 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
             if not refused:
                 across = retrieval.query.across
 
-                def similarity(texts, retrieval=retrieval, across=across):
+                question_tokens = memo.get(
+                    ("query tokens", retrieval.query.text), lambda: engine.embedder.query_tokens(retrieval.query.text)
+                )
+
+                def similarity(texts, retrieval=retrieval, across=across, question_tokens=question_tokens):
                     # One source's units, embedded together as the product does (embedders/groups.py).
-                    group = ("group", across, tuple(texts))
-                    return (
-                        memo.get(
-                            group,
-                            lambda: engine.parts.unit_vectors.vectors(
-                                engine.embedder, texts, across, settings.embedding_batch_size
-                            ),
-                        )
-                        @ retrieval.query.vector
+                    group = memo.get(
+                        ("units", across, tuple(texts)),
+                        lambda: engine.parts.unit_vectors.group(
+                            engine.embedder, texts, across, settings.embedding_batch_size
+                        ),
                     )
+                    tokens = None
+                    if question_tokens is not None and group.tokens is not None:
+                        tokens = token_matches(question_tokens, group.tokens)
+                    return UnitMatches(group.vectors @ retrieval.query.vector, tokens)
 
                 def word_vectors(words):
                     return memo.get(("words", tuple(words)), lambda: engine.embedder.word_vectors(words))

@@ -87,7 +87,7 @@ def ranked_units(engine, course, question: str):
     ranked = candidates(
         retrieval.query,
         retrieval.items,
-        engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across),
+        engine.parts.unit_similarity(retrieval.query),
         person_names(course.instructors),
         tuple(own_codes(course)) + tuple(codes.foreign),
         engine.embedder.word_vectors,

@@ -170,7 +170,7 @@ def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> 
             if codes.about_another_course or not retrieval.items:
                 row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
             else:
-                similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
+                similarity = engine.parts.unit_similarity(retrieval.query)
 
                 # what would be said if the answer were not refused, scored the way answer_eval
                 # does; the features are those the decision sees (computed before it)

@@ -133,7 +133,7 @@ def _collect_set(name: str, ae) -> None:
                 continue
             codes = check_codes(retrieval.query.text, course, engine.directory)
 
-            similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
+            similarity = engine.parts.unit_similarity(retrieval.query)
 
             ranked = candidates(
                 retrieval.query,
@@ -148,7 +148,7 @@ def _collect_set(name: str, ae) -> None:
             if None in verdicts:
                 continue  # a question answer_eval does not score
             units = [
-                {"f": {k: round(v, 5) for k, v in c.features.items()}, "holds": bool(v)}
+                {"f": {k: (None if v is None else round(v, 5)) for k, v in c.features.items()}, "holds": bool(v)}
                 for c, v in zip(ranked, verdicts)
             ]
             row = {"set": name, "role": role, "qid": q["qid"], "title": q["title"], "units": units}
@@ -317,7 +317,7 @@ def compare(args) -> int:
                 t = tally[label]
                 refused, text = codes.about_another_course or not retrieval.items, ""
                 if not refused:
-                    similarity = engine.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
+                    similarity = engine.parts.unit_similarity(retrieval.query)
 
                     said = compose_answer(
                         retrieval,

@@ -83,6 +83,19 @@ class Embedder(ABC):
         an ensemble leaves out, as zeros, the parts that vector does not weigh."""
         return self.embed_batch(texts, batch_size)
 
+    def embed_passages_with_tokens(
+        self, texts: Sequence[str], across_languages: bool, batch_size: int = 32
+    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
+        """`embed_passages_for`'s vectors and, from the same run, each text's token states
+        (rows at unit length) for matching a question token by token; None when the model
+        gives none (only E5 does: e5.py)."""
+        return self.embed_passages_for(texts, across_languages, batch_size), None
+
+    def query_tokens(self, text: str) -> np.ndarray | None:
+        """A question's token states, to match against `embed_passages_with_tokens`' (None:
+        the model gives none)."""
+        return None
+
     def query_for(self, vector: np.ndarray, across_languages: bool) -> np.ndarray:
         """The question's vector for searching in the same language or across languages.
 

@@ -98,6 +98,17 @@ class CachingEmbedder(Embedder):
             return self.embed_batch(texts, batch_size)
         return self.inner.embed_passages_for(texts, across_languages, batch_size)
 
+    def embed_passages_with_tokens(
+        self, texts: Sequence[str], across_languages: bool, batch_size: int = 32
+    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
+        vectors, tokens = self.inner.embed_passages_with_tokens(texts, across_languages, batch_size)
+        if self.cache_passages:  # the evaluation's vectors are the cached whole ones
+            vectors = self.embed_passages_for(texts, across_languages, batch_size)
+        return vectors, tokens
+
+    def query_tokens(self, text: str) -> np.ndarray | None:
+        return self.inner.query_tokens(text)
+
     def word_vectors(self, words: Sequence[str]) -> np.ndarray | None:
         return self.inner.word_vectors(words)
 

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from courserag.embedders.base import Embedder, l2_normalize
-from courserag.embedders.e5_convert import PRECISIONS, converted_model
+from courserag.embedders.e5_convert import OUTPUT, PRECISIONS, TOKENS, converted_model
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
 from courserag.embedders.threads import cpu_session_options
@@ -146,23 +146,41 @@ class E5Embedder(Embedder):
     # -- embedding -----------------------------------------------------------------------
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return self._forward(self._windowed([PASSAGE_PREFIX + t for t in texts]))
+        return self._forward(self._windowed([PASSAGE_PREFIX + t for t in texts]))[0]
 
     def embed_batch(self, texts: Sequence[str], batch_size: int = MAX_BATCH) -> np.ndarray:
         """Passages ("passage: " prefix). Sorted by token count and cut into batches of at
         most `token_budget` padded tokens and `batch_size` texts."""
+        return self._passages(texts, batch_size, with_tokens=False)[0]
+
+    def embed_with_tokens(
+        self, texts: Sequence[str], batch_size: int = MAX_BATCH
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`embed_batch`'s vectors (the same batches, so the same numbers) and each passage's
+        token states (`_token_states`)."""
+        return self._passages(texts, batch_size, with_tokens=True)
+
+    def _passages(self, texts: Sequence[str], batch_size: int, with_tokens: bool):
         if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
+            return np.zeros((0, DIM), dtype=np.float32), []
         rows = self._windowed([PASSAGE_PREFIX + t for t in texts])
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         out = np.zeros((len(rows), DIM), dtype=np.float32)
+        tokens: list[np.ndarray] = [np.zeros((0, DIM), np.float16)] * len(rows)
         batches = [
             order[start:stop]
             for start, stop in token_batches([len(rows[i]) for i in order], self.token_budget, batch_size)
         ]
-        for idx, vectors in zip(batches, self._map(lambda idx: self._forward([rows[i] for i in idx]), batches)):
+        skip = self._prefix_tokens(PASSAGE_PREFIX)
+
+        def run(idx):
+            return self._forward([rows[i] for i in idx], with_tokens)
+
+        for idx, (vectors, states) in zip(batches, self._map(run, batches)):
             out[idx] = vectors
-        return l2_normalize(out)
+            for i, state in zip(idx, states if with_tokens else ()):
+                tokens[i] = _token_states(state[skip : len(rows[i]) - 1])
+        return l2_normalize(out), tokens
 
     def _map(self, run, batches: list) -> list[np.ndarray]:
         """`run` of each batch, on PASSAGE_WORKERS threads when there is more than one."""
@@ -182,22 +200,43 @@ class E5Embedder(Embedder):
 
     def embed_query(self, text: str) -> np.ndarray:
         """A question ("query: " prefix); repeated questions skip the model."""
-        return np.frombuffer(self._cached_query(text), dtype=np.float32)
+        return self._question(text)[0]
+
+    def query_tokens(self, text: str) -> np.ndarray:
+        """A question's token states (`_token_states`), from the run that gave its vector."""
+        return self._question(text)[1]
+
+    def embed_passages_with_tokens(
+        self, texts: Sequence[str], across_languages: bool, batch_size: int = MAX_BATCH
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        return self.embed_with_tokens(texts, batch_size)
 
     @lru_cache(maxsize=512)
-    def _cached_query(self, text: str) -> bytes:
-        return l2_normalize(self._forward(self._windowed([QUERY_PREFIX + text])))[0].tobytes()
+    def _question(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        row = self._windowed([QUERY_PREFIX + text])[0]
+        vectors, states = self._forward([row], with_tokens=True)
+        vector = l2_normalize(vectors)[0]
+        vector.setflags(write=False)
+        return vector, _token_states(states[0][self._prefix_tokens(QUERY_PREFIX) : len(row) - 1])
+
+    @lru_cache(maxsize=2)
+    def _prefix_tokens(self, prefix: str) -> int:
+        """<s> and the prefix's own tokens ("query", ":"), which every text starts with."""
+        return 1 + len(self.vocabulary.tokenizer.ids_batch([prefix.strip()])[0])
 
     def _windowed(self, prefixed: list[str]) -> list[list[int]]:
         """<s> ids </s> for each text (which carries its prefix), cut to the window."""
         v = self.vocabulary
         return [[v.bos, *ids[: WINDOW_TOKENS - 2], v.eos] for ids in v.tokenizer.ids_batch(prefixed)]
 
-    def _forward(self, rows: list[list[int]]) -> np.ndarray:
-        """Mean-pooled (not yet normalised) vectors of windowed token rows."""
+    def _forward(self, rows: list[list[int]], with_tokens: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """Mean-pooled (not yet normalised) vectors of windowed token rows and, when asked,
+        the last layer's token states [B, T, 384] (padded)."""
         session, run_options = self.session
         embeds, mask = self.inputs(rows)
-        return session.run(None, {"inputs_embeds": embeds, "attention_mask": mask}, run_options)[0]
+        outputs = [OUTPUT, TOKENS] if with_tokens else [OUTPUT]
+        found = session.run(outputs, {"inputs_embeds": embeds, "attention_mask": mask}, run_options)
+        return found[0], (found[1] if with_tokens else None)
 
     def inputs(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """(word vectors [B, T, 384] float32, attention mask [B, T] int64), padded."""
@@ -224,6 +263,14 @@ class E5Embedder(Embedder):
 
     def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
         return self.vocabulary.tokenizer.truncate(text, max_tokens)
+
+
+def _token_states(states: np.ndarray) -> np.ndarray:
+    """Token states kept for matching (the text's own tokens, without <s>, the prefix and
+    </s>): each row at unit length, in float16 (half the memory; a cosine moves < 0.001)."""
+    kept = l2_normalize(states).astype(np.float16)
+    kept.setflags(write=False)
+    return kept
 
 
 def token_batches(lengths: Sequence[int], budget: int, max_batch: int) -> list[tuple[int, int]]:

@@ -31,11 +31,16 @@ from courserag.errors import ConfigError
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "int8")
+# The model's outputs: the sentence vector (before L2 normalisation) and the last layer's
+# token states. Bumped when e5_graph.py changes what the model computes, so an older
+# conversion is not reused (2: the token states became the second output).
+OUTPUT, TOKENS = "embedding", "token_states"
+GRAPH_REVISION = 2
 
 
 def model_dir(cache_dir: Path, model_file: Path) -> Path:
-    """The folder holding the conversions of this exact model file."""
-    return Path(cache_dir) / f"multilingual-e5-small-{file_fingerprint(model_file)}"
+    """The folder holding the conversions of this exact model file by this graph's revision."""
+    return Path(cache_dir) / f"multilingual-e5-small-{file_fingerprint(model_file)}-r{GRAPH_REVISION}"
 
 
 def converted_model(cache_dir: Path, model_file: Path, precision: str) -> Path:

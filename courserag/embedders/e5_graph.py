@@ -11,7 +11,10 @@ vectors against that export):
 - 12 layers: self-attention (scores scaled by 1/sqrt(head size), masked positions get the
   float32 minimum added, softmax), output dense + residual + LayerNorm, exact (erf) GELU
   feed-forward + residual + LayerNorm; every LayerNorm with the header's epsilon (1e-12);
-- the masked mean over all tokens: the sentence vector before L2 normalisation.
+- the masked mean over all tokens: the sentence vector before L2 normalisation;
+- a second output, the last layer's token states themselves: the extractive composer
+  matches a question's tokens with a sentence's (answers/extractive/token_match.py). Adding
+  it changes no vector (onnxruntime fuses the graph the same way; tests/test_e5_graph.py).
 
 A Linear layer is MatMul by the transposed weight then Add of the bias, as torch exports it.
 """
@@ -25,11 +28,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from courserag.embedders.e5_convert import OUTPUT, TOKENS  # a change here bumps its GRAPH_REVISION
 from courserag.embedders.e5_format import E5File
 
 OPSET = 17
 IR_VERSION = 8  # the IR of opset 17: any onnxruntime that runs the opset loads it
-OUTPUT = "embedding"
 _ATTENTION = ("q", "k", "v")  # the file's names of a layer's query, key and value matrices
 _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to a masked position's score
 
@@ -53,7 +56,8 @@ class _Graph:
 
 def encoder_model(e5: E5File) -> onnx.ModelProto:
     """The fp32 encoder: (inputs_embeds [B,T,H] float32, attention_mask [B,T] int64) ->
-    embedding [B,H], the masked mean of the last layer (dynamic batch and length)."""
+    embedding [B,H], the masked mean of the last layer, and token_states [B,T,H], that layer
+    (dynamic batch and length)."""
     c = e5.config
     g = _Graph()
     g.const("int64.0", np.array([0], np.int64))
@@ -71,6 +75,7 @@ def encoder_model(e5: E5File) -> onnx.ModelProto:
     g.const("half", np.array(0.5, np.float32))
     for layer in range(c.layers):
         hidden = _layer(g, e5, f"l{layer}", hidden, score_bias)
+    g.nodes[-1].output[0] = hidden = TOKENS  # the last LayerNorm's output, named
     _mean_pool(g, hidden, mask)
     g.nodes[-1].output[0] = OUTPUT
     graph = helper.make_graph(
@@ -80,7 +85,10 @@ def encoder_model(e5: E5File) -> onnx.ModelProto:
             helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
         ],
-        [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", c.hidden])],
+        [
+            helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", c.hidden]),
+            helper.make_tensor_value_info(TOKENS, TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
+        ],
         initializer=g.initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="courserag")

@@ -97,6 +97,26 @@ class EnsembleEmbedder(Embedder):
             len(texts), lambda model: model.embed_batch(texts, batch_size), self._weighed(across_languages)
         )
 
+    def embed_passages_with_tokens(
+        self, texts: Sequence[str], across_languages: bool, batch_size: int = 32
+    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
+        """The token states are the first part's that has them (E5's), from its own run."""
+        found: list[list[np.ndarray]] = []
+
+        def encode(model: Embedder) -> np.ndarray:
+            vectors, tokens = model.embed_passages_with_tokens(texts, across_languages, batch_size)
+            if tokens is not None and not found:
+                found.append(tokens)
+            return vectors
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32), []
+        vectors = self._partial(len(texts), encode, self._weighed(across_languages))
+        return vectors, (found[0] if found else None)
+
+    def query_tokens(self, text: str) -> np.ndarray | None:
+        return next((t for t in (model.query_tokens(text) for model, _ in self.parts) if t is not None), None)
+
     @property
     def reads_chinese(self) -> bool:  # type: ignore[override]
         return any(model.reads_chinese for model, _ in self.parts)

@@ -15,6 +15,7 @@ from courserag.courses.directory import CourseDirectory
 from courserag.embedders import Embedder
 from courserag.embedders.groups import GroupVectors
 from courserag.instructor.feedback import FeedbackLog
+from courserag.lang.query import Query
 from courserag.retrieval.ranking import Ranker
 from courserag.retrieval.session_pool import SessionRegistry
 from courserag.stores.base import CourseStore
@@ -38,9 +39,12 @@ class EngineParts:
         if self.unit_vectors is None:
             self.unit_vectors = GroupVectors(self.settings.unit_vector_cache)
 
-    def unit_similarity(self, query, across_languages: bool):
-        """The extractive composer's unit similarity for one question's vector."""
-        return self.unit_vectors.similarity(self.embedder, query, across_languages, self.settings.embedding_batch_size)
+    def unit_similarity(self, query: Query):
+        """The extractive composer's unit similarity for one embedded question (its vector
+        and, where the model gives them, its token states)."""
+        return self.unit_vectors.similarity(
+            self.embedder, query.vector, query.across, self.settings.embedding_batch_size, query.text
+        )
 
     def embed_texts(self, texts: list[str]):
         """Passage vectors of `texts`, in the configured batch size."""

@@ -101,6 +101,6 @@ class AnswerRouter:
 
     def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
         """Quote the units that answer, or refuse and point at the nearest source."""
-        similarity = self.parts.unit_similarity(retrieval.query.vector, retrieval.query.across)
+        similarity = self.parts.unit_similarity(retrieval.query)
         course = self.parts.directory.get(answer.course_id)
         write_extractive(answer, retrieval, codes, course, similarity, self.parts.embedder.word_vectors)

@@ -50,11 +50,14 @@ from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, load_u
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
+from courserag.embedders.groups import UnitMatches
 from courserag.lang.intent import Ask
 from courserag.lang.query import Query
 from courserag.retrieval.packing import ContextItem
 
-UnitSimilarity = Callable[[list[str]], Sequence[float]]
+# A group of units' similarities to the question: cosines, or UnitMatches (cosines and,
+# where the embedder gives token states, each unit's token match: embedders/groups.py).
+UnitSimilarity = Callable[[list[str]], Sequence[float] | UnitMatches]
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ def candidates(
     if not pool:
         return []
     texts = {item.n: item.text for item in items}
-    margins = _margins(groups, similarity, query.floor)[: len(pool)]
+    margins, token_matches = _margins(groups, similarity, query.floor)
     # Across languages a word is matched through its translation; within one, through a
     # near-synonym ("sick" / "illness"), at a stricter similarity.
     # Chinese words are matched as themselves (word vectors of Chinese compounds pair an
@@ -168,7 +171,7 @@ def candidates(
     weights = pool_weights(subject, contexts)
     out: list[Candidate] = []
     facts: list[UnitFacts] = []
-    for (n, unit), margin in zip(pool, margins):
+    for (n, unit), margin, token_match in zip(pool, margins, token_matches):
         # The unit's own words count half; its section's heading counts too (a row of the
         # "Final exam" section is about the final exam), but cannot make every unit under a
         # heading that names two things equally about both. Measured on course_qa_dev: the
@@ -209,18 +212,32 @@ def candidates(
                 ask.yes_no and "rule" in kinds,
                 unit.kind != "row" and heading_like(unit.text),  # a table row keeps its headers: data, not a grid
                 words_in(unit.text),
+                token_match,
             )
         )
     return _ranked(out, unit_features(facts, cross_lingual), unit_model)
 
 
-def _margins(groups: Sequence[Sequence[Unit]], similarity: UnitSimilarity | None, floor: float) -> list[float]:
-    """Each unit's similarity above the floor, in pool order. A source's units are measured
-    together and whole, whichever of them are scored: the same source then always gets the
-    same vectors (embedders/groups.py keeps them between questions)."""
+def _margins(
+    groups: Sequence[Sequence[Unit]], similarity: UnitSimilarity | None, floor: float
+) -> tuple[list[float], list[float | None]]:
+    """Each unit's similarity above the floor and its token match (None where there is
+    none), in pool order. A source's units are measured together and whole, whichever of
+    them are scored: the same source then always gets the same vectors (embedders/groups.py
+    keeps them between questions)."""
+    count = sum(len(g) for g in groups)
     if similarity is None:
-        return [0.0] * sum(len(g) for g in groups)
-    return [float(s) - floor for group in groups if group for s in similarity([u.text for u in group])]
+        return [0.0] * count, [None] * count
+    margins: list[float] = []
+    tokens: list[float | None] = []
+    for group in groups:
+        if not group:
+            continue
+        found = similarity([u.text for u in group])
+        meaning, matched = (found.meaning, found.tokens) if isinstance(found, UnitMatches) else (found, None)
+        margins.extend(float(s) - floor for s in meaning)
+        tokens.extend([float(t) for t in matched] if matched is not None else [None] * len(group))
+    return margins, tokens
 
 
 def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None) -> list[Candidate]:

@@ -16,7 +16,9 @@ from typing import TypeVar
 
 @dataclass(frozen=True)
 class Logistic:
-    """p = sigmoid(bias + coef · (x - mean) / scale), over the named features."""
+    """p = sigmoid(bias + coef · (x - mean) / scale), over the named features. A feature
+    given as None is unknown (an embedder without token states cannot measure a token
+    match) and is taken at its mean: it weighs nothing."""
 
     names: tuple[str, ...]
     mean: tuple[float, ...]
@@ -24,12 +26,14 @@ class Logistic:
     coef: tuple[float, ...]
     bias: float
 
-    def logit(self, features: Mapping[str, float]) -> float:
+    def logit(self, features: Mapping[str, float | None]) -> float:
         return self.bias + sum(
-            c * (features[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
+            c * (features[n] - m) / s
+            for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef)
+            if features[n] is not None
         )
 
-    def probability(self, features: Mapping[str, float]) -> float:
+    def probability(self, features: Mapping[str, float | None]) -> float:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.logit(features)))))
 
     def to_dict(self) -> dict:

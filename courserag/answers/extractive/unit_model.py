@@ -9,6 +9,10 @@ fitted on training questions only: SyllabusQA's train split and the fitting titl
 SQuAD, cmrc2018 and XQuAD (`scripts/fit_units.py`, which reproduces unit_weights.json). A
 unit's label was whether it holds the reference answer (answer_eval.py's judge on its text
 alone). It orders the quotes by default (docs/EVALUATION.md, "The fitted unit order").
+Its strongest feature is the token match (embedders/groups.py): how well each of the
+question's E5 tokens finds its match in the unit, which reads a short fact ("Quizzes (10
+total)") and a sentence across languages better than one vector of each; with it the whole
+vector's margin weighs next to nothing (docs/EVALUATION.md, "Token match").
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
 FEATURES = (
     "margin",  # similarity to the question above its floor (E5 query/passage)
     "margin_gap",  # that margin less the best margin among the scored units (<= 0)
+    "token_match",  # how well the question's tokens each find their match in the unit (E5 token states)
+    "token_gap",  # that match less the best among the scored units (<= 0)
     "cross_margin",  # the margin on a question across languages (their margins run lower)
     "coverage",  # share of the question's subject words in the unit's own context
     "headed_coverage",  # the same, with its section heading's words
@@ -75,14 +81,17 @@ class UnitFacts:
     rule_yes_no: bool
     heading_like: bool
     words: int
+    token_match: float | None = None  # None: the embedder gives no token states
 
 
-def unit_features(facts: Sequence[UnitFacts], cross_lingual: bool) -> list[dict[str, float]]:
+def unit_features(facts: Sequence[UnitFacts], cross_lingual: bool) -> list[dict[str, float | None]]:
     """The model's features of every unit of one question, in the order given. The gaps and
     the restatement are relative to the other units, so they are computed together."""
     if not facts:
         return []
     best_margin = max(f.margin for f in facts)
+    matched = [f.token_match for f in facts if f.token_match is not None]
+    best_match = max(matched, default=None)
     best_coverage = max(f.coverage for f in facts)
     echo: dict[int, UnitFacts] = {}
     for f in facts:  # the restatement of each source: its unit of highest coverage
@@ -95,6 +104,9 @@ def unit_features(facts: Sequence[UnitFacts], cross_lingual: bool) -> list[dict[
             {
                 "margin": f.margin,
                 "margin_gap": f.margin - best_margin,
+                # Without token states the feature is unknown and weighs nothing (logistic.py).
+                "token_match": f.token_match,
+                "token_gap": None if f.token_match is None else f.token_match - best_match,
                 "cross_margin": f.margin if cross_lingual else 0.0,
                 "coverage": f.coverage,
                 "headed_coverage": f.headed_coverage,

@@ -51,10 +51,14 @@ def test_features_name_every_feature_and_are_relative_to_the_best_unit():
         ([facts(asks_kind=True), facts(asks_kind=True, needs_met=1.0)], "needs_unmet", [1, 0]),
         ([facts(kind="row"), facts(kind="item")], "row", [1, 0]),
         ([facts(words=0)], "log_words", [0.0]),
+        # the token match and its gap to the best one; unknown (None) without token states
+        ([facts(token_match=0.9), facts(position=1, token_match=0.7)], "token_match", [0.9, 0.7]),
+        ([facts(token_match=0.9), facts(position=1, token_match=0.75)], "token_gap", [0.0, -0.15]),
+        ([facts(), facts(position=1)], "token_gap", [None, None]),
     ],
 )
 def test_unit_features(units, feature, expected):
-    assert [r[feature] for r in unit_features(units, False)] == expected
+    assert [r[feature] for r in unit_features(units, False)] == pytest.approx(expected)
 
 
 def test_cross_margin_only_across_languages():
@@ -72,6 +76,8 @@ def test_model_is_a_standardised_logistic_regression():
     assert model.logit(row) == pytest.approx(0.5 + 1.0 - 1.0)
     assert model.probability(row) == pytest.approx(1 / (1 + math.exp(-0.5)))
     assert UnitModel.from_dict(model.to_dict()) == model
+    # a feature the embedder cannot measure (None) is taken at its mean: it weighs nothing
+    assert model.logit({"margin": None, "coverage": 1.0}) == pytest.approx(0.5 - 1.0)
 
 
 @pytest.mark.parametrize(

@@ -137,7 +137,7 @@ def test_the_graph_is_bert_with_72_weight_matmuls(without_torch):
     onnx.checker.check_model(model)
     graph = model.graph
     assert [i.name for i in graph.input] == ["inputs_embeds", "attention_mask"]
-    assert [o.name for o in graph.output] == ["embedding"]
+    assert [o.name for o in graph.output] == ["embedding", "token_states"]
     weights = {i.name: i for i in graph.initializer}
     ops = [n.op_type for n in graph.node]
     weight_matmuls = [n for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights]
@@ -157,6 +157,18 @@ def sentence_inputs() -> tuple[np.ndarray, np.ndarray, list[int]]:
     rows = tokens._windowed([f"passage: {s}" for s in SENTENCES])
     embeds, mask = tokens.inputs(rows)
     return embeds, mask, [len(r) for r in rows]
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_the_token_states_are_the_layer_the_vector_is_the_mean_of(without_torch, sentence_inputs, precision):
+    embeds, mask, _ = sentence_inputs
+    model = model_dir(without_torch["cache"], locate_model()) / f"model-{precision}.onnx"
+    vectors, states = session(model).run(
+        ["embedding", "token_states"], {"inputs_embeds": embeds, "attention_mask": mask}
+    )
+    assert states.shape == (*mask.shape, 384)
+    mean = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    assert np.allclose(mean, vectors, atol=1e-5)
 
 
 @pytest.mark.slow  # the torch export: about 30 s
