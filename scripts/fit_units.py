@@ -175,10 +175,22 @@ def fit_and_save(rows: list[dict], items: str, model_type, features: tuple[str, 
 
 
 def fit(args) -> int:
-    from courserag.answers.extractive.unit_model import FEATURES, WEIGHTS_FILE, UnitModel
+    """Both shipped models: with the token match, and without it (VECTORS_WEIGHTS_FILE, for
+    an embedder without token states); `--out F` writes them to F and F's `_vectors` twin."""
+    from courserag.answers.extractive.unit_model import (
+        FEATURES,
+        TOKEN_FEATURES,
+        VECTORS_WEIGHTS_FILE,
+        WEIGHTS_FILE,
+        UnitModel,
+    )
 
     rows = load_rows()
-    report(rows, fit_and_save(rows, "units", UnitModel, FEATURES, args.out or WEIGHTS_FILE))
+    out = args.out or WEIGHTS_FILE
+    vectors_out = out.with_name(f"{out.stem}_vectors{out.suffix}") if args.out else VECTORS_WEIGHTS_FILE
+    report(rows, fit_and_save(rows, "units", UnitModel, FEATURES, out))
+    without = tuple(f for f in FEATURES if f not in TOKEN_FEATURES)
+    report(rows, fit_and_save(rows, "units", UnitModel, without, vectors_out))
     return 0
 
 

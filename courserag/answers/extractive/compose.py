@@ -46,7 +46,7 @@ from courserag.answers.extractive.subject import (
     subject_tokens,
     word_translations,
 )
-from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, load_unit_model, unit_features
+from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, shipped_model_for, unit_features
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
@@ -116,7 +116,6 @@ def candidates(
     Chinese question's words that no unit uses are matched through close synonyms.
     `unit_model` ranks them (unit_model.py; "shipped": the fitted weights; None, the
     default here: the hand-set sum, which the fitting rows are collected in)."""
-    unit_model = load_unit_model() if unit_model == "shipped" else unit_model
     ask, cross_lingual = query.ask, query.across
     subject = subject_tokens(query.text, ignore)
     pool: list[tuple[int, Unit]] = []
@@ -240,9 +239,12 @@ def _margins(
     return margins, tokens
 
 
-def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None) -> list[Candidate]:
+def _ranked(out: list[Candidate], features: list[dict[str, float]], model: UnitModel | None | str) -> list[Candidate]:
     """Best first: by the fitted model's score (a dated notice of a change is put first, when
-    it is about the same thing, by select.newer_first), by the hand-set sum without a model."""
+    it is about the same thing, by select.newer_first), by the hand-set sum without a model.
+    "shipped": the fitted model for what the embedder measured (unit_model.shipped_model_for)."""
+    if model == "shipped":
+        model = shipped_model_for(features)
     if model is None:
         return sorted((replace(c, features=f) for c, f in zip(out, features)), key=lambda c: -c.score)
     scored = [replace(c, p=model.logit(f), features=f) for c, f in zip(out, features)]
@@ -314,7 +316,7 @@ def compose(
     # Without an embedder there are no margins for the models to weigh: the rules and the
     # hand-set sum decide.
     model = (load_model() if refusal_model == "shipped" else refusal_model) if similarity is not None else None
-    unit_model = (load_unit_model() if unit_model == "shipped" else unit_model) if similarity is not None else None
+    unit_model = unit_model if similarity is not None else None
     similarity = _remembered(similarity)  # the paraphrase retry below scores the same units
     ask, cross_lingual = query.ask, query.across
     ranked = candidates(

@@ -26,6 +26,11 @@ from typing import Mapping, Sequence
 from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 
 WEIGHTS_FILE = Path(__file__).with_name("unit_weights.json")
+# The same model fitted without the token match, for an embedder that gives no token states
+# (MiniLM, USE alone): with the token match the whole vector's margin weighs next to nothing,
+# so such an embedder would rank units by their words alone.
+VECTORS_WEIGHTS_FILE = Path(__file__).with_name("unit_weights_vectors.json")
+TOKEN_FEATURES = ("token_match", "token_gap")
 
 # The features, in the order of the weights file; each is a plain number about one unit
 # among the question's scored units. None names a word, a course or a set.
@@ -64,6 +69,13 @@ class UnitModel(Logistic):
 def load_unit_model(path: Path = WEIGHTS_FILE) -> UnitModel | None:
     """The shipped model, or None when the file is absent (the hand-set sum ranks)."""
     return read_weights(path, UnitModel.from_dict)
+
+
+def shipped_model_for(features: Sequence[Mapping[str, float | None]]) -> UnitModel | None:
+    """The shipped model that fits what was measured: with the token match where the
+    embedder gave token states, without it where it gave none."""
+    tokens = any(f.get("token_match") is not None for f in features)
+    return load_unit_model(WEIGHTS_FILE if tokens else VECTORS_WEIGHTS_FILE)
 
 
 @dataclass(frozen=True)

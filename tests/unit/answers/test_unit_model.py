@@ -6,10 +6,13 @@ import pytest
 
 from courserag.answers.extractive.unit_model import (
     FEATURES,
+    TOKEN_FEATURES,
+    VECTORS_WEIGHTS_FILE,
     WEIGHTS_FILE,
     UnitFacts,
     UnitModel,
     load_unit_model,
+    shipped_model_for,
     unit_features,
 )
 from tests.unit.answers.queries import query
@@ -98,6 +101,19 @@ def test_shipped_weights_load_and_name_known_features():
         assert model is not None and set(model.names) <= set(FEATURES)
     else:
         assert model is None
+
+
+def test_an_embedder_without_token_states_gets_the_model_fitted_without_them():
+    with_tokens = shipped_model_for(unit_features([facts(token_match=0.8), facts(position=1, token_match=0.7)], False))
+    without = shipped_model_for(unit_features([facts(), facts(position=1)], False))
+    assert with_tokens == load_unit_model(WEIGHTS_FILE) and without == load_unit_model(VECTORS_WEIGHTS_FILE)
+    assert set(TOKEN_FEATURES) <= set(with_tokens.names)
+    assert not set(TOKEN_FEATURES) & set(without.names)
+    # with the token match the whole vector weighs little; without it, it weighs again
+    weight = {m: dict(zip(m.names, m.coef)) for m in (with_tokens, without)}
+    assert abs(weight[without]["margin"]) + abs(weight[without]["margin_gap"]) > 10 * (
+        abs(weight[with_tokens]["margin"]) + abs(weight[with_tokens]["margin_gap"])
+    )
 
 
 @pytest.mark.parametrize("coef, first", [(1.0, 2), (-1.0, 1)])
