@@ -30,6 +30,7 @@ FEATURES = (
     "top_score",  # the best unit's composer score
     "top_margin",  # its similarity to the question above the question's floor
     "max_margin",  # the best margin among the top units
+    "best_unit_logit",  # the unit model's best score among all units (0 without a unit model)
     "top_coverage",  # share of the question's subject the best unit (with its heading) names
     "max_coverage",  # the best coverage among the top units
     "need_held",  # share of the asked kinds of fact held by an on-subject top unit (1: none asked)
@@ -92,6 +93,7 @@ def decision_features(
 
     max_margin = max(c.margin for c in top)
     return {
+        "best_unit_logit": max(getattr(c, "p", 0.0) for c in ranked),
         "top_score": best.score,
         "top_margin": best.margin,
         "max_margin": max_margin,

@@ -30,6 +30,7 @@ class Unit:
     margin: float
     coverage: float
     kinds: frozenset = frozenset()
+    p: float = 0.0  # the unit model's score
 
 
 DATE = frozenset({"date", "time"})
@@ -52,6 +53,12 @@ DATE = frozenset({"date", "time"})
         ([Unit(0.5, 0.15, 1.0, frozenset({"condition"}))], [DATE], dict(need_held=1.0)),
         # nothing asked for: every need is held
         ([Unit(0.5, 0.0, 0.0)], [], dict(need_held=1.0, asks_kind=0.0, top_margin=0.0)),
+        # the unit model's best score, among all the units, not only the top ones by the hand-set score
+        (
+            [Unit(0.9, 0.1, 1.0, p=1.5)] + [Unit(0.5, 0.1, 1.0)] * 8 + [Unit(0.1, 0.1, 1.0, p=2.5)],
+            [],
+            dict(best_unit_logit=2.5),
+        ),
     ],
 )
 def test_decision_features(ranked, needs, expected):

@@ -183,7 +183,10 @@ def test_a_table_row_is_data_not_a_grid_even_when_mostly_numbers():
 
 
 @pytest.mark.parametrize("question", ["When is the quiz?", "What is the Wi-Fi password?"])
-def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
+def test_whether_to_answer_depends_on_the_unit_order_only_through_its_best_score(question):
+    """The refusal model reads the hand-set order's numbers and the unit model's best score
+    (refusal.py, best_unit_logit): two unit models that order the units oppositely with the
+    same best score decide alike, and the feature is that score."""
     from courserag.answers.extractive import compose
 
     items = [_item(1, "The quiz is on Monday. Bring a pencil."), _item(2, "The quiz is on Friday in Room A-101.")]
@@ -192,10 +195,11 @@ def test_whether_to_answer_does_not_depend_on_the_unit_order(question):
         return [0.1 + 0.01 * len(t) / 10 for t in texts]
 
     decisions = set()
-    for coef in (1.0, -1.0):  # later sources first, or last
-        model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), 0.0)
+    for coef, bias in ((1.0, 0.0), (-1.0, 1.0)):  # later sources first, or last; the best scores 1 either way
+        model = UnitModel(("rank",), (0.0,), (1.0,), (coef,), bias)
         said = compose(query(question), items, similarity, unit_model=model)
         decisions.add((said.refused, said.reason, said.features))
+        assert dict(said.features)["best_unit_logit"] == 1.0
     assert len(decisions) == 1
 
 
