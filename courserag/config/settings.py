@@ -153,6 +153,8 @@ class Settings:
     # Answer-unit vectors kept between questions (embedders/groups.py): ~3.5 KB each for the
     # default E5 + USE ensemble (896 floats), ~1.5 KB for E5 alone.
     unit_vector_cache: int = setting("UNIT_VECTOR_CACHE", 12_000)
+    # Their E5 token states kept beside them (the token match): 768 bytes each (float16).
+    unit_token_cache: int = setting("UNIT_TOKEN_CACHE", 100_000)
     chunk_tokens: int = setting("CHUNK_TOKENS", 320)
     chunk_overlap_tokens: int = setting("CHUNK_OVERLAP_TOKENS", 40)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
@@ -244,6 +246,11 @@ class Settings:
             )
         if self.trash_days <= 0:
             raise ConfigError(f"TRASH_DAYS must be > 0, but got {self.trash_days}")
+        if self.unit_vector_cache <= 0 or self.unit_token_cache <= 0:
+            raise ConfigError(
+                "UNIT_VECTOR_CACHE and UNIT_TOKEN_CACHE must be > 0, but got "
+                f"{self.unit_vector_cache} and {self.unit_token_cache}"
+            )
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
         if self.catalog_today is not None:

@@ -37,7 +37,7 @@ class EngineParts:
 
     def __post_init__(self) -> None:
         if self.unit_vectors is None:
-            self.unit_vectors = GroupVectors(self.settings.unit_vector_cache)
+            self.unit_vectors = GroupVectors(self.settings.unit_vector_cache, self.settings.unit_token_cache)
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector

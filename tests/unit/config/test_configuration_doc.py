@@ -21,6 +21,7 @@ def test_every_variable_is_in_the_configuration_table(name):
     "env, read",
     [
         ({"TOP_K": "6"}, lambda s: s.retrieval.top_k == 6),
+        ({"UNIT_TOKEN_CACHE": "5000"}, lambda s: s.unit_token_cache == 5000),
         ({"MAX_PDF_CONTENT_MB": "8"}, lambda s: s.limits.max_pdf_content_mb == 8.0),
         ({"PARSE_WORKERS": "3"}, lambda s: s.parse.workers == 3),
         ({"MAX_HISTORY_CHARS": "5000"}, lambda s: s.server.max_history_chars == 5000),

@@ -71,6 +71,8 @@ def test_settings_from_env():
         ({"TOP_K": "many"}, "TOP_K must be a int"),
         ({"TOP_K": "0"}, "TOP_K must be > 0"),
         ({"FUSION": "magic"}, "FUSION must be"),
+        ({"UNIT_TOKEN_CACHE": "0"}, "UNIT_TOKEN_CACHE must be > 0"),
+        ({"UNIT_VECTOR_CACHE": "-1"}, "UNIT_VECTOR_CACHE and UNIT_TOKEN_CACHE must be > 0"),
     ],
 )
 def test_settings_validation_names_the_variable(env, message):
