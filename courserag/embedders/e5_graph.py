@@ -13,7 +13,7 @@ vectors against that export):
   feed-forward + residual + LayerNorm; every LayerNorm with the header's epsilon (1e-12);
 - the masked mean over all tokens: the sentence vector before L2 normalisation;
 - a second output, the last layer's token states themselves: the extractive composer
-  matches a question's tokens with a sentence's (answers/extractive/token_match.py). Adding
+  matches a question's tokens with a sentence's (embedders/groups.py). Adding
   it changes no vector (onnxruntime fuses the graph the same way; tests/test_e5_graph.py).
 
 A Linear layer is MatMul by the transposed weight then Add of the bias, as torch exports it.
