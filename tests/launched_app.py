@@ -29,7 +29,27 @@ def launched(engine, settings, **overrides) -> Iterator[SimpleNamespace]:
     try:
         yield SimpleNamespace(url=f"http://127.0.0.1:{settings.port}/", engine=engine, demo=demo, settings=settings)
     finally:
+        _stop_streams(demo)
         demo.close()
+
+
+def _stop_streams(demo) -> None:
+    """Set the app's stop event on the server's own loop before `demo.close()` sets it from
+    this thread: Gradio's close() calls asyncio.Event.set() off the loop, which races a
+    streaming request's wait on it being cancelled (InvalidStateError at teardown, seen on a
+    busy machine), and then skips closing the server. Set first, close()'s set is a no-op."""
+    event = getattr(getattr(demo, "app", None), "stop_event", None)
+    loop = getattr(event, "_loop", None)  # bound when the first request waited on it
+    if event is None or loop is None or not loop.is_running():
+        return
+    done = threading.Event()
+
+    def stop() -> None:
+        event.set()
+        done.set()
+
+    loop.call_soon_threadsafe(stop)
+    done.wait(10)  # the loop runs it at once unless it is shutting down
 
 
 def wait_until(condition, timeout: float = 30.0) -> bool:
