@@ -125,7 +125,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
     said, why it was refused, how it was judged) for reading the failures."""
     from courserag.answers.extractive import render
     from courserag.answers.wording import _lead, compose_answer
-    from courserag.embedders.groups import UnitMatches, token_matches
+    from courserag.embedders.groups import unit_matches
 
     results, engines = {}, {}
     for name, scope, role, _ in sources:
@@ -153,10 +153,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
                             engine.embedder, texts, across, settings.embedding_batch_size
                         ),
                     )
-                    tokens = None
-                    if question_tokens is not None and group.tokens is not None:
-                        tokens = token_matches(question_tokens, group.tokens)
-                    return UnitMatches(group.vectors @ retrieval.query.vector, tokens)
+                    return unit_matches(group, retrieval.query.vector, question_tokens)
 
                 def word_vectors(words):
                     return memo.get(("words", tuple(words)), lambda: engine.embedder.word_vectors(words))

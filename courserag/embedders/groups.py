@@ -127,13 +127,18 @@ class GroupVectors:
         question_tokens = embedder.query_tokens(text) if text is not None else None
 
         def similarity(texts: list[str]) -> UnitMatches:
-            group = self.group(embedder, texts, across_languages, batch_size)
-            tokens = None
-            if question_tokens is not None and group.tokens is not None:
-                tokens = token_matches(question_tokens, group.tokens)
-            return UnitMatches(group.vectors @ query, tokens)
+            return unit_matches(self.group(embedder, texts, across_languages, batch_size), query, question_tokens)
 
         return similarity
+
+
+def unit_matches(group: Group, query: np.ndarray, question_tokens: np.ndarray | None) -> UnitMatches:
+    """A group's cosines with the question's vector and, where both the question and the
+    group have token states, each unit's token match."""
+    tokens = None
+    if question_tokens is not None and group.tokens is not None:
+        tokens = token_matches(question_tokens, group.tokens)
+    return UnitMatches(group.vectors @ query, tokens)
 
 
 def _plus(held: tuple[int, int], size: tuple[int, int], sign: int = 1) -> tuple[int, int]:
