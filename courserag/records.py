@@ -102,7 +102,10 @@ class ScoredChunk:
     `identifier` is 1 for an exact course-code/assignment-id hit (0.5 for a typo);
     `sentence` is the cosine of its best sentence (courserag/retrieval/sentence_vectors.py), None when it has
     no sentence vectors;
-    `score` is whatever the last ranking stage decided.
+    `score` is whatever the last ranking stage decided;
+    `relevance` is the hybrid ranker's evidence that the chunk is about the question (half
+    word share, half similarity margin: ranking.relevance), what its gate reads; None from a
+    ranker that does not measure it.
     `store` names the backend that returned it ("local", "weaviate", "session").
     """
 
@@ -115,6 +118,7 @@ class ScoredChunk:
     identifier: float = 0.0
     signals: tuple[str, ...] = field(default_factory=tuple)
     sentence: float | None = None
+    relevance: float | None = None
 
     def with_score(self, score: float, **changes) -> "ScoredChunk":
         return replace(self, score=score, **changes)

@@ -31,6 +31,9 @@ class Retrieval:
     # items of that list: the answer is about the one, not the list again (followup.py).
     focus: str = ""
     siblings: tuple[str, ...] = ()
+    # Some source reached the relevance gate (ranking.confident): an LLM is asked only then;
+    # below it the extractive answer's fitted decision still weighs what was found.
+    confident: bool = True
 
 
 @dataclass

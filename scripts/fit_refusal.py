@@ -20,12 +20,22 @@ fitted on. No test split is read. Collecting in parallel: FIT_ONLY_KIND (one que
 (fit,val), FEATURES_DIR (where the rows go).
 
 `fit` standardises the features, fits an L2-regularised logistic regression (numpy, Newton
-steps), weighting each source alike and, within SyllabusQA, both classes alike, and picks
-the threshold on SyllabusQA val: the one that gets the most val questions right (answerable
-ones answered correctly, "no answer" ones refused), among those the model decides (not the
-ones retrieval or the kept "missing:" rule refuse). The shipped weights were fitted on rows
-collected before `rules_reason` was recorded, so their threshold was chosen on every val
-row that reached the composer; a fresh `collect` leaves the "missing:" rows out of that choice.
+steps), weighting each set of answerable questions alike and, within each language
+situation, both classes alike: SyllabusQA's answerable and "no answer" questions weigh half
+a set each, and so does each off-topic pair (English in English: SyllabusQA's "no answer"
+and two pairs against SyllabusQA's and SQuAD's answerable questions; a Chinese question in an
+English course: two pairs against XQuAD zh->en). It picks the threshold on SyllabusQA val:
+the highest at which its answerable questions refused (all of them, as answer_eval counts
+false refusals), by the model or before it (retrieval's floor, the kept "missing:" rule, a
+question without subject words that the rules refuse), stay within FALSE_REFUSAL_BOUND, the
+issue's target. Refusing more than that costs answers the learner needed; below it, every
+refusal the model can add is taken.
+
+Off-topic questions (OFF_TOPIC) are collected with `collect` too (or `collect --sets
+off_topic`): a set's questions asked in another set's courses, so that "not about this
+course at all" is learned, across languages too. Collect with the shipped relevance gate and
+floor (RELEVANCE_THRESHOLD, RELEVANCE_FLOOR: settings.py's defaults), so the model sees
+what retrieval lets through.
 """
 
 from __future__ import annotations
@@ -55,13 +65,30 @@ SOURCES = (
     ("syllabusqa_dev", "course", "val", 1),  # every val question
     ("syllabusqa_dev", "course", "fit", 100),  # per question type
     ("xquad_zh2en_dev", "global", "val", 5),
-    ("xquad_zh2en_dev", "global", "fit", 40),
+    ("xquad_zh2en_dev", "global", "fit", 150),
     ("xquad_en2zh_dev", "global", "val", 5),
-    ("xquad_en2zh_dev", "global", "fit", 40),
+    ("xquad_en2zh_dev", "global", "fit", 150),
     ("cmrc2018_dev", "global", "val", 5),
-    ("cmrc2018_dev", "global", "fit", 40),
+    ("cmrc2018_dev", "global", "fit", 150),
     ("squad_v1_dev", "course", "val", 5),
-    ("squad_v1_dev", "course", "fit", 40),
+    ("squad_v1_dev", "course", "fit", 150),
+)
+# Questions asked in a course they are not about: (asked set, host set, host scope, role, how
+# many). All must be refused. Fit: the asked set's fitting questions in the host's fitting
+# courses; val: the other halves, reported only. English questions in a Chinese course are
+# reported, not fitted on: fitted on, they taught the model to refuse XQuAD en->zh's
+# answerable questions (false refusals 0.000 -> 0.050 on its val rows; docs/EVALUATION.md).
+OFF_TOPIC = (
+    ("squad_v1_dev", "syllabusqa_dev", "course", "fit", 150),
+    ("syllabusqa_dev", "squad_v1_dev", "course", "fit", 150),
+    ("cmrc2018_dev", "syllabusqa_dev", "course", "fit", 100),  # a Chinese question, an English course
+    ("cmrc2018_dev", "squad_v1_dev", "course", "fit", 100),
+    ("squad_v1_dev", "syllabusqa_dev", "course", "val", 100),
+    ("syllabusqa_dev", "squad_v1_dev", "course", "val", 100),
+    ("cmrc2018_dev", "syllabusqa_dev", "course", "val", 60),
+    ("cmrc2018_dev", "squad_v1_dev", "course", "val", 60),
+    ("syllabusqa_dev", "cmrc2018_dev", "global", "val", 60),  # an English question, a Chinese course
+    ("squad_v1_dev", "cmrc2018_dev", "global", "val", 60),
 )
 # Features not fitted. The language flags are kept, knowingly confounded: the fitting sets
 # across languages (XQuAD) have no "no answer" question, so their weights say "a question
@@ -74,7 +101,7 @@ LEFT_OUT: tuple[str, ...] = ()
 # With 186 SyllabusQA questions that mix did worse on SyllabusQA val than SyllabusQA alone;
 # with 1,000 it does as well there and refuses fewer answerable CMRC questions
 # (docs/EVALUATION.md). FIT_SETS=a,b fits on others.
-EVERY_SET = "syllabusqa_dev,squad_v1_dev,cmrc2018_dev,xquad_zh2en_dev,xquad_en2zh_dev"
+EVERY_SET = "syllabusqa_dev,squad_v1_dev,cmrc2018_dev,xquad_zh2en_dev,xquad_en2zh_dev,off_topic"
 FIT_SETS = tuple(filter(None, os.environ.get("FIT_SETS", EVERY_SET).split(",")))
 REPORTED_MAX = 300  # bench.answers asks answer_eval --max 300 of each Wikipedia set
 
@@ -111,102 +138,164 @@ def questions_for(name: str, role: str, n: int, ae) -> list[dict]:
 
 
 def collect(args) -> int:
-    ae = _answer_eval()
+    global ALWAYS_ANSWER
+    from courserag.answers.extractive.refusal import RefusalModel
     from courserag.answers.wording import compose_answer
     from courserag.config.logs import configure_logging
-    from courserag.config.settings import Settings
     from courserag.courses.codes import check_codes
-    from courserag.engine.facade import RagEngine
 
+    ALWAYS_ANSWER = RefusalModel((), (), (), (), 0.0, 0.0)  # p >= 0: every question answered
     configure_logging(40, 40)
     FEATURES_DIR.mkdir(parents=True, exist_ok=True)
+    ae = _answer_eval()
     wanted = args.sets.split(",") if args.sets else None
     for name in dict.fromkeys(name for name, *_ in SOURCES if not wanted or name in wanted):
-        _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings)
+        _collect_set(name, ae, compose_answer, check_codes)
+    if not wanted or "off_topic" in wanted:
+        _collect_off_topic(ae, compose_answer, check_codes)
     return 0
 
 
-def _collect_set(name, ae, compose_answer, check_codes, RagEngine, Settings) -> None:
-    from courserag.answers.extractive import render
-    from courserag.answers.extractive.refusal import RefusalModel
-    from courserag.answers.wording import _lead
-
-    global ALWAYS_ANSWER
-    ALWAYS_ANSWER = RefusalModel((), (), (), (), 0.0, 0.0)  # p >= 0: every question answered
+def _collect_set(name, ae, compose_answer, check_codes) -> None:
     out = open(
         FEATURES_DIR / f"{name}{'.' + ONLY_KIND.replace(' ', '_') if ONLY_KIND else ''}.jsonl", "w", encoding="utf-8"
     )
     roles = os.environ.get("FIT_ROLES", "fit,val").split(",")  # collect only some roles (e.g. val)
     for _, scope, role, n in [s for s in SOURCES if s[0] == name and s[2] in roles]:
-        work = CACHE / f"{name}-{scope}"
-        if not (work / "course_directory.yaml").is_file():
-            print(f"skip {name}: no index in {work} (run python -m bench.answers --sets {name} first)", file=sys.stderr)
+        engine = _engine_for(name, scope)
+        if engine is None:
             continue
-        os.environ.update(
-            COURSE_DIRECTORY=str(work / "course_directory.yaml"), DATA_DIR=str(work / "data"), HF_HUB_OFFLINE="1"
-        )
-        os.environ.setdefault("MODEL_CACHE_DIR", str(CACHE / "models"))
-        settings = Settings.from_env()
-        engine = RagEngine.from_settings(settings)
-        corpus_titles = list(
-            dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl", encoding="utf-8"))
-        )
-        cid = {t: (f"c{i:03d}" if scope == "course" else "all") for i, t in enumerate(corpus_titles)}
+        cid = _course_ids(name, scope)
         qs = questions_for(name, role, n, ae)
         started = time.time()
         for q in qs:
-            course = engine.course(cid[q["title"]])
-            retrieval = engine.retrieve(course.id, q["question"])
-            codes = check_codes(retrieval.query.text, course, engine.directory)
-            cited = " ".join(item.text for item in retrieval.items)
-            row = {
-                "set": name,
-                "role": role,
-                "qid": q["qid"],
-                "kind": q.get("question_type") or "answerable",
-                "answerable": q.get("answerable") is not False,
-                "evidence": ae.judge(q, " ".join(ae.words(cited))) if q.get("answerable") is not False else None,
-            }
-            if codes.about_another_course or not retrieval.items:
-                row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
-            else:
-                similarity = engine.parts.unit_similarity(retrieval.query)
-
-                # what would be said if the answer were not refused, scored the way answer_eval
-                # does; the features are those the decision sees (computed before it)
-                said = compose_answer(
-                    retrieval,
-                    codes,
-                    course,
-                    similarity,
-                    engine.embedder.word_vectors,
-                    refusal_model=ALWAYS_ANSWER,
-                )
-                row.update(features=dict(said.features), refused_by="fixed" if said.refused else None)
-                rules = compose_answer(
-                    retrieval,
-                    codes,
-                    course,
-                    similarity,
-                    engine.embedder.word_vectors,
-                    refusal_model=None,
-                )  # the hand-set rules' verdict: the "before"
-                row["rules_refused"] = rules.refused
-                row["rules_reason"] = rules.reason
-                if not said.refused:
-                    text = render(said, _lead(q["question"], said))
-                    row["words"] = len(ae.words(text))
-                    if q.get("answerable") is not False:
-                        row["correct_if_answered"] = ae.judge(q, ae.window(text))
-                        row["top_chunk"] = ae.judge(q, ae.window(retrieval.items[0].text))
-                if UNITS and q.get("answerable") is not False:
-                    row["units"] = _unit_rows(q, retrieval, codes, course, similarity, engine, ae)
-                    row["answer_units"] = [[c.n, c.unit.position] for c in said.units]
+            row = _row(q, name, role, engine, engine.course(cid[q["title"]]), ae, compose_answer, check_codes)
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()
-        out.flush()
         print(f"{name} {role}: {len(qs)} questions in {time.time() - started:.0f}s", file=sys.stderr)
     out.close()
+
+
+def _engine_for(name: str, scope: str):
+    """The product's engine on one set's index (bench.answers' --work folder), or None."""
+    from courserag.config.settings import Settings
+    from courserag.engine.facade import RagEngine
+
+    work = CACHE / f"{name}-{scope}"
+    if not (work / "course_directory.yaml").is_file():
+        print(f"skip {name}: no index in {work} (run python -m bench.answers --sets {name} first)", file=sys.stderr)
+        return None
+    os.environ.update(
+        COURSE_DIRECTORY=str(work / "course_directory.yaml"), DATA_DIR=str(work / "data"), HF_HUB_OFFLINE="1"
+    )
+    os.environ.setdefault("MODEL_CACHE_DIR", str(CACHE / "models"))
+    return RagEngine.from_settings(Settings.from_env())
+
+
+def _course_ids(name: str, scope: str) -> dict[str, str]:
+    """Title -> course id, as answer_eval names the courses it builds."""
+    titles = list(
+        dict.fromkeys(json.loads(line)["title"] for line in open(SHARED / name / "corpus.jsonl", encoding="utf-8"))
+    )
+    return {t: (f"c{i:03d}" if scope == "course" else "all") for i, t in enumerate(titles)}
+
+
+def _collect_off_topic(ae, compose_answer, check_codes) -> None:
+    """Questions asked in a course they are not about (OFF_TOPIC): what a learner gets who
+    asks a Wikipedia question in a syllabus, or a syllabus question in an article. Every one
+    must be refused; they teach the model what "not about this course at all" looks like,
+    which SyllabusQA's "no answer" questions (about the course, just not answered) do not."""
+    roles = os.environ.get("FIT_ROLES", "fit,val").split(",")
+    with open(FEATURES_DIR / "off_topic.jsonl", "w", encoding="utf-8") as out:
+        for asked, host, scope, role, n in [s for s in OFF_TOPIC if s[3] in roles]:
+            engine = _engine_for(host, scope)
+            if engine is None:
+                continue
+            courses = _host_courses(host, scope, role)
+            started = time.time()
+            for i, q in enumerate(_foreign_questions(asked, role, n)):
+                course = engine.course(courses[i % len(courses)])
+                q = {**q, "qid": f"{q['qid']}@{course.id}", "answerable": False}
+                row = _row(q, "off_topic", role, engine, course, ae, compose_answer, check_codes)
+                out.write(json.dumps({**row, "kind": _pair(asked, host)}, ensure_ascii=False) + "\n")
+                out.flush()
+            print(f"{asked} in {host} {role}: {n} questions in {time.time() - started:.0f}s", file=sys.stderr)
+
+
+def _host_courses(host: str, scope: str, role: str) -> list[str]:
+    """The host's courses of one role: SyllabusQA's train (fit) or val syllabi; of the
+    Wikipedia sets the even-place titles (fit) or the odd-place ones."""
+    cid = _course_ids(host, scope)
+    if host == "syllabusqa_dev":
+        split = "train" if role == "fit" else "val"
+        titles = {
+            q["title"]
+            for q in map(json.loads, open(SHARED / host / "queries.jsonl", encoding="utf-8"))
+            if q.get("split") == split
+        }
+        return sorted({cid[t] for t in titles})
+    titles = list(cid)
+    return sorted({cid[t] for t in (titles[0::2] if role == "fit" else titles[1::2])})
+
+
+def _foreign_questions(asked: str, role: str, n: int) -> list[dict]:
+    """n questions of `asked`, spread evenly: SyllabusQA's answerable train (fit) or val
+    questions; of the Wikipedia sets, the even-place titles' (fit) or the odd-place ones'."""
+    qs = [json.loads(line) for line in open(SHARED / asked / "queries.jsonl", encoding="utf-8")]
+    if asked == "syllabusqa_dev":
+        qs = [
+            q
+            for q in qs
+            if q.get("split") == ("train" if role == "fit" else "val") and q.get("answerable") is not False
+        ]
+    else:
+        titles = list(_course_ids(asked, "course"))
+        keep = set(titles[0::2] if role == "fit" else titles[1::2])
+        qs = [q for q in qs if q["title"] in keep]
+    return qs[:: max(1, len(qs) // n)][:n]
+
+
+def _row(q: dict, name: str, role: str, engine, course, ae, compose_answer, check_codes) -> dict:
+    """One question's decision features and outcomes, with the composer told to answer."""
+    from courserag.answers.extractive import render
+    from courserag.answers.wording import _lead
+
+    retrieval = engine.retrieve(course.id, q["question"])
+    codes = check_codes(retrieval.query.text, course, engine.directory)
+    cited = " ".join(item.text for item in retrieval.items)
+    row = {
+        "set": name,
+        "role": role,
+        "qid": q["qid"],
+        "kind": q.get("question_type") or "answerable",
+        "answerable": q.get("answerable") is not False,
+        "evidence": ae.judge(q, " ".join(ae.words(cited))) if q.get("answerable") is not False else None,
+    }
+    if codes.about_another_course or not retrieval.items:
+        row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
+        return row
+    similarity = engine.parts.unit_similarity(retrieval.query)
+    # what would be said if the answer were not refused, scored the way answer_eval
+    # does; the features are those the decision sees (computed before it)
+    said = compose_answer(
+        retrieval, codes, course, similarity, engine.embedder.word_vectors, refusal_model=ALWAYS_ANSWER
+    )
+    row.update(features=dict(said.features), refused_by="fixed" if said.refused else None)
+    rules = compose_answer(
+        retrieval, codes, course, similarity, engine.embedder.word_vectors, refusal_model=None
+    )  # the hand-set rules' verdict: the "before"
+    row["rules_refused"] = rules.refused
+    row["rules_reason"] = rules.reason
+    if not said.refused:
+        text = render(said, _lead(q["question"], said))
+        row["words"] = len(ae.words(text))
+        if q.get("answerable") is not False:
+            row["correct_if_answered"] = ae.judge(q, ae.window(text))
+            row["top_chunk"] = ae.judge(q, ae.window(retrieval.items[0].text))
+    if UNITS and q.get("answerable") is not False:
+        row["units"] = _unit_rows(q, retrieval, codes, course, similarity, engine, ae)
+        row["answer_units"] = [[c.n, c.unit.position] for c in said.units]
+    return row
 
 
 UNIT_ROWS = 40  # the best units by the composer's score, per question
@@ -266,17 +355,55 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2, s
     return beta
 
 
-def operating_point(p: np.ndarray, right_if_answered: np.ndarray, answerable: np.ndarray) -> float:
-    """The threshold that gets the most val questions right: an answerable question is right
-    when it is answered and the answer holds the reference, a "no answer" question when it
-    is refused (answer_eval's definitions). Answer when p >= threshold."""
-    best, best_right = 0.0, -1
-    for t in np.unique(np.concatenate([[0.0], p])):
-        answered = p >= t
-        right = int(np.sum(answered & right_if_answered & answerable) + np.sum(~answered & ~answerable))
-        if right > best_right:
-            best, best_right = float(t), right
+def _source(row: dict) -> str:
+    """What a row weighs as: its set, or for an off-topic row its pair (which set's question
+    in which set's course), so each way of being off topic counts as one source."""
+    return row["kind"] if row["set"] == "off_topic" else row["set"]
+
+
+def _off_topic_pairs() -> set[str]:
+    return {_pair(asked, host) for asked, host, *_ in OFF_TOPIC}
+
+
+def _pair(asked: str, host: str) -> str:
+    """An off-topic row's kind: which set's question in which set's course."""
+    return f"{asked} in {host}"
+
+
+def _number(value) -> float:
+    return float("nan") if value is None else float(value)
+
+
+FALSE_REFUSAL_BOUND = 0.08  # issue 19's target for SyllabusQA val
+
+
+def operating_point(p: np.ndarray, decides: np.ndarray, refused_anyway: np.ndarray, bound: float) -> float:
+    """The highest threshold (answer when p >= threshold) at which the share of answerable
+    val questions refused, by the model where it `decides` or before it (`refused_anyway`),
+    stays within `bound`; 0.0 when even answering all the model decides exceeds it."""
+    best = 0.0
+    for t in np.unique(np.concatenate([[0.0], p[decides]])):
+        refused = refused_anyway | (decides & (p < t))
+        if refused.mean() <= bound:
+            best = max(best, float(t))
     return best
+
+
+def _decided_before(row: dict) -> bool | None:
+    """True when the question is refused before the model, False when it is answered
+    whatever the model says (a question without subject words the rules answer), None
+    when the model decides (compose.compose)."""
+    if row["refused_by"] is not None or str(row.get("rules_reason", "")).startswith("missing:"):
+        return True
+    if row["features"].get("no_subject"):
+        return bool(row.get("rules_refused"))
+    return None
+
+
+def refused_by(model, row: dict) -> bool:
+    """Whether the product refuses the question with `model` deciding."""
+    before = _decided_before(row)
+    return before if before is not None else not model.answers(row["features"])
 
 
 def fit(args) -> int:
@@ -293,16 +420,18 @@ def fit(args) -> int:
     )  # parallel collectors may overlap
     usable = [r for r in rows if r.get("features")]
     fit_rows = [r for r in usable if r["role"] == "fit" and (not FIT_SETS or r["set"] in FIT_SETS)]
-    val_rows = [r for r in usable if r["role"] == "val"]
-    x = np.array([[r["features"][f] for f in FEATURES] for r in fit_rows], dtype=float)
+    x = np.array([[_number(r["features"].get(f)) for f in FEATURES] for r in fit_rows], dtype=float)
+    # a feature not measured (None) is taken at its mean, as the model reads it (logistic.py)
+    x = np.where(np.isnan(x), np.nanmean(x, axis=0), x)
     y = np.array([r["answerable"] for r in fit_rows], dtype=float)
-    # each source weighs as much as the others; within SyllabusQA both classes weigh alike
+    # each answerable set weighs as much as the others; within a language situation both classes
+    # weigh alike (see the module docstring)
     groups = defaultdict(list)
     for i, r in enumerate(fit_rows):
-        groups[(r["set"], r["answerable"])].append(i)
+        groups[(_source(r), r["answerable"])].append(i)
     w = np.zeros(len(fit_rows))
     for (name, answerable), idx in groups.items():
-        share = 0.5 if name == "syllabusqa_dev" else 1.0
+        share = 0.5 if name == "syllabusqa_dev" or name in _off_topic_pairs() else 1.0
         w[idx] = share / len(idx)
     w *= len(fit_rows) / w.sum()
     mean, scale = x.mean(axis=0), x.std(axis=0)
@@ -312,20 +441,16 @@ def fit(args) -> int:
     model = RefusalModel(
         FEATURES, tuple(mean.round(6)), tuple(scale.round(6)), tuple(beta[1:].round(6)), round(float(beta[0]), 6), 0.5
     )
-    prob = lambda rs: np.array([model.probability(r["features"]) for r in rs])  # noqa: E731
-    # SyllabusQA's val split alone chooses the point (the only val with "no answer" questions);
-    # questions retrieval already refuses are refused whatever the threshold.
-    val_rows = [
-        r
-        for r in val_rows
-        if r["set"] == "syllabusqa_dev"
-        and r["refused_by"] is None
-        and not str(r.get("rules_reason", "")).startswith("missing:")
-    ]  # decided by the rule
+    # SyllabusQA's val split alone chooses the point: all its answerable questions, as
+    # answer_eval counts false refusals (the "reasoning" ones it cannot score included), those
+    # refused before the composer too.
+    chosen = [r for r in rows if r["set"] == "syllabusqa_dev" and r["role"] == "val" and r["answerable"]]
+    decided = [_decided_before(r) if r.get("features") else True for r in chosen]
     threshold = operating_point(
-        prob(val_rows),
-        np.array([bool(r.get("correct_if_answered")) for r in val_rows]),
-        np.array([r["answerable"] for r in val_rows]),
+        np.array([model.probability(r["features"]) if r.get("features") else 0.0 for r in chosen]),
+        np.array([d is None for d in decided]),
+        np.array([d is True for d in decided]),
+        FALSE_REFUSAL_BOUND,
     )
     model = RefusalModel(**{**model.__dict__, "threshold": round(threshold, 6)})
     WEIGHTS_FILE.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
@@ -347,14 +472,7 @@ def report(rows: list[dict], model) -> None:
         cells = []
         for label, refused in (
             ("rules (before)", lambda r: r["refused_by"] is not None or bool(r.get("rules_refused"))),
-            (
-                "model",
-                lambda r: (
-                    r["refused_by"] in ("codes", "retrieval", "fixed")
-                    or str(r.get("rules_reason", "")).startswith("missing:")
-                    or (bool(r.get("features")) and not model.answers(r["features"]))
-                ),
-            ),
+            ("model", lambda r: r.get("features") is None or refused_by(model, r)),
         ):
             ans = [r for r in group if r["answerable"]]
             una = [r for r in group if not r["answerable"]]

@@ -58,7 +58,9 @@ class ProductSystem:
 
     def run(self, course_id: str, question: str) -> Ranked:
         retrieval = self.engine.retrieve(course_id, question, scope="course")
-        return Ranked(tuple(i.hit.chunk.locator for i in retrieval.items), retrieval.retrieval_ms)
+        # Below the gate retrieval is not confident: a refusal, as the product's retrieval measures it.
+        items = retrieval.items if retrieval.confident else []
+        return Ranked(tuple(i.hit.chunk.locator for i in items), retrieval.retrieval_ms)
 
 
 def product_system(

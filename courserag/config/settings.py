@@ -112,9 +112,12 @@ class RetrievalSettings:
     overlap_weight: float = setting("OVERLAP_WEIGHT", 0.3)
     similarity_threshold: float = setting("SIMILARITY_THRESHOLD", 0.25)
     weak_vector_threshold: float = setting("WEAK_VECTOR_THRESHOLD", 0.35)
-    # The hybrid ranker's relevance gates: questions below them are refused.
+    # The hybrid ranker's relevance gates: a question below them is not `confident` (an LLM is
+    # not asked); below the evidence floor retrieval refuses outright, and in between the
+    # extractive answer's fitted decision weighs the evidence (ranking.ENGLISH_GATE).
     relevance_threshold: float = setting("RELEVANCE_THRESHOLD", 0.30)
     chinese_relevance_threshold: float = setting("CHINESE_RELEVANCE_THRESHOLD", 0.30)
+    evidence_floor: float = setting("RELEVANCE_FLOOR", 0.10)
     fusion: str = setting("FUSION", "hybrid")  # "hybrid" (language- and confidence-aware) or "reference"
     max_chunk_tokens: int = setting("MAX_CHUNK_TOKENS", 500)
     context_token_budget: int = setting("CONTEXT_TOKEN_BUDGET", 2000)

@@ -105,6 +105,7 @@ class Retriever:
             len(candidates),
             focus=resolution.item,
             siblings=resolution.others,
+            confident=_confident(parts.ranker, ranked, rank_query),
         )
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
@@ -160,3 +161,10 @@ class Retriever:
                     list(BACKGROUND), self.parts.settings.embedding_batch_size
                 )
         return floor_of(query_vector, self._background).mean
+
+
+def _confident(ranker, ranked: Sequence[ScoredChunk], query: RankQuery) -> bool:
+    """The ranker's word on whether what it kept reached its gate; a ranker proposed from
+    outside (bench.evaluation --ranking) without one stands by what it keeps."""
+    judge = getattr(ranker, "confident", None)
+    return judge(ranked, query) if judge is not None else bool(ranked)

@@ -64,7 +64,7 @@ class AnswerRouter:
             code, other = codes.other_courses[0]
             refuse(answer, "answer_other_course", code=code, name=other.name)
             answer.redirected = True
-        elif not retrieval.items:
+        elif not retrieval.items or (self.parts.answerer is not None and not retrieval.confident):
             refuse(answer, "answer_not_found")
         elif self.parts.answerer is not None:
             yield from self._llm_answer(question, retrieval, answer, codes)

@@ -4,8 +4,9 @@ Candidates arrive from up to four lists (course vector, course BM25, session vec
 BM25). `merge_candidates` unions them by chunk id with both signals filled in; then either
 `rerank_reference` (the original design: 0.7 x vector similarity + 0.3 x token overlap) or
 `rerank_hybrid` (z-normalised similarity and BM25 blended with weights that follow the
-question's language, exact identifiers first, and a per-question relevance gate that turns
-"no real evidence" into a refusal) orders them. The weights and gates were measured on real
+question's language, exact identifiers first, a per-question relevance gate and, below it, a
+floor under which there is no evidence to answer from) orders them, each candidate carrying
+its relevance for the composer's fitted answer-or-refuse decision. The weights and floors were measured on real
 question sets with bench/evaluation; docs/EVALUATION.md has the tables.
 """
 
@@ -51,14 +52,21 @@ SENTENCE_WEIGHT = 0.5
 # z-scores of a pool of n candidates are bounded by sqrt(n - 1), so a bonus of 100 puts any
 # identifier hit above every blend.
 IDENTIFIER_BONUS = 100.0
-# Relevance gates: a question whose best candidate is below its gate is refused. Relevance
-# is half word evidence and half vector evidence, the latter being the candidate's
-# similarity margin over the question's floor (courserag/retrieval/calibration.py) in units of
-# MARGIN_SPAN: a margin of one span is full evidence. Measured on the shared sets (course
-# scope, the best of 50 candidates): in-language answers sit ~0.15-0.2 above the floor,
-# other courses' best chunks ~0.1; across languages both halve, hence the smaller span.
+# Relevance: half word evidence and half vector evidence, the latter being the candidate's
+# similarity margin over the question's floor (courserag/retrieval/calibration.py) in units
+# of MARGIN_SPAN: a margin of one span is full evidence. Measured on the shared sets (course
+# scope, the best of 50 candidates): in-language answers sit ~0.15-0.2 above the floor, other
+# courses' best chunks ~0.1; across languages both halve, hence the smaller span.
+# A question none of whose candidates reaches its language's gate is not `confident`: an LLM
+# is not asked (it is refused), and the retrieval benchmarks count it refused. Below
+# EVIDENCE_FLOOR there is nothing to answer from at all and retrieval refuses outright; between
+# the two, the extractive answer's fitted decision weighs the best relevance with the rest
+# of its evidence (answers/extractive/refusal.py): the gate alone, hand-set, refused 20 of
+# SyllabusQA val's answerable questions (docs/EVALUATION.md, "Retrieval's gate becomes
+# evidence").
 ENGLISH_GATE = 0.30
 CHINESE_GATE = 0.30
+EVIDENCE_FLOOR = 0.10
 MARGIN_SPAN = 0.25
 CROSS_LINGUAL_MARGIN_SPAN = 0.035
 CANDIDATE_FLOOR = 0.25  # once a question passes its gate, weaker candidates are left out
@@ -220,12 +228,14 @@ def rerank_hybrid(
     floor: float = 0.0,
     vectors_read_chinese: bool = True,
     sentence_weight: float = SENTENCE_WEIGHT,
+    evidence_floor: float = EVIDENCE_FLOOR,
 ) -> list[ScoredChunk]:
     """Blend of z-normalised similarity and BM25 plus overlap, exact identifiers first.
 
-    Refusal is decided once per question: an empty list when no candidate reaches the
-    language's gate. Otherwise candidates below `similarity_threshold` relevance are left
-    out. `floor` is the question's similarity to unrelated text (calibration.py);
+    Refusal is decided once per question: an empty list when no candidate reaches
+    `evidence_floor`. A question that reaches its language's gate keeps the candidates that
+    reach `similarity_threshold`; one that does not (see `confident`) keeps those above the
+    evidence floor. `floor` is the question's similarity to unrelated text (calibration.py);
     `vectors_read_chinese` False (an English-only embedder) leaves Chinese questions to BM25.
     The order reads `ranking_similarity` (best sentence blended in); relevance reads the
     chunk's own similarity, on which the gates and MARGIN_SPAN were measured.
@@ -249,17 +259,30 @@ def rerank_hybrid(
         overlap = len(found) / len(tokens) if tokens else 0.0
         identifier = identifier_match(query_identifiers, chunk_identifiers(c.chunk.text)) if query_identifiers else 0.0
         score = weights.vector * zv + weights.lexical * zl + weights.overlap * overlap
-        ranked = c.with_score(score + IDENTIFIER_BONUS * identifier, overlap=overlap, identifier=identifier)
         cross = cross_lingual and _is_chinese_text(c.chunk.text) != query_is_chinese
         relevance_score = (
             word_evidence(tokens, found, query_is_chinese)
             if blind
             else _relevance(c.vector, tokens, found, query_is_chinese, floor, cross)
         )
+        ranked = c.with_score(
+            score + IDENTIFIER_BONUS * identifier, overlap=overlap, identifier=identifier, relevance=relevance_score
+        )
         scored.append((ranked, relevance_score))
-    if not any(is_relevant(r, c.identifier, gate) for c, r in scored):
+    if not any(is_relevant(r, c.identifier, min(gate, evidence_floor)) for c, r in scored):
         return []
-    return _sorted(c for c, r in scored if is_relevant(r, c.identifier, similarity_threshold))[:top_k]
+    # A question that passes its gate keeps what reaches the candidate floor; one below it
+    # (not `confident`) keeps what reaches the evidence floor, for the fitted decision to weigh.
+    passes = any(is_relevant(r, c.identifier, gate) for c, r in scored)
+    keep = similarity_threshold if passes else min(similarity_threshold, evidence_floor)
+    return _sorted(c for c, r in scored if is_relevant(r, c.identifier, keep))[:top_k]
+
+
+def confident(hits: Sequence[ScoredChunk], query_is_chinese: bool, english_gate: float, chinese_gate: float) -> bool:
+    """Whether some ranked hit reaches the question's gate (an exact identifier always does);
+    a hit whose relevance was not measured counts as reaching it."""
+    gate = chinese_gate if query_is_chinese else english_gate
+    return any(h.relevance is None or is_relevant(h.relevance, h.identifier, gate) for h in hits)
 
 
 @lru_cache(maxsize=65536)
@@ -279,21 +302,26 @@ class RankQuery:
 
 
 class Ranker(Protocol):
-    """Orders merged candidates and keeps the best `top_k`; an empty list means "refuse"."""
+    """Orders merged candidates and keeps the best `top_k`; an empty list means "refuse".
+    `confident` says whether what it kept reached its gate (see rerank_hybrid); a ranker
+    without it stands by what it keeps (engine/retriever.py)."""
 
     name: str
 
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]: ...
 
+    def confident(self, hits: Sequence[ScoredChunk], query: RankQuery) -> bool: ...
+
 
 @dataclass(frozen=True)
 class HybridRanker:
-    """The default: `rerank_hybrid` (z-normalised blend, identifiers first, relevance gate)."""
+    """The default: `rerank_hybrid` (z-normalised blend, identifiers first, relevance gate and floor)."""
 
     similarity_threshold: float = CANDIDATE_FLOOR
     english_gate: float = ENGLISH_GATE
     chinese_gate: float = CHINESE_GATE
     sentence_weight: float = SENTENCE_WEIGHT
+    evidence_floor: float = EVIDENCE_FLOOR
     name: str = "hybrid"
 
     def rank(self, candidates: Sequence[ScoredChunk], query: RankQuery, top_k: int) -> list[ScoredChunk]:
@@ -309,7 +337,11 @@ class HybridRanker:
             query.floor,
             query.vectors_read_chinese,
             self.sentence_weight,
+            self.evidence_floor,
         )
+
+    def confident(self, hits: Sequence[ScoredChunk], query: RankQuery) -> bool:
+        return confident(hits, query.is_chinese, self.english_gate, self.chinese_gate)
 
 
 @dataclass(frozen=True)
@@ -333,6 +365,10 @@ class ReferenceRanker:
             self.weak_vector_threshold,
         )
 
+    def confident(self, hits: Sequence[ScoredChunk], query: RankQuery) -> bool:
+        """Its own weak-vector rule has refused already: what it keeps, it stands by."""
+        return bool(hits)
+
 
 def ranker_for(settings) -> Ranker:
     """The ranker that FUSION (RetrievalSettings.fusion) names, with its thresholds."""
@@ -348,4 +384,5 @@ def ranker_for(settings) -> Ranker:
         settings.relevance_threshold,
         settings.chinese_relevance_threshold,
         settings.sentence_weight,
+        settings.evidence_floor,
     )

@@ -271,6 +271,20 @@ def test_llm_answer_streams_and_cites(engine):
         server.stop()
 
 
+def test_a_question_below_the_relevance_gate_never_reaches_the_llm(engine):
+    """Below the gate retrieval is not confident: the extractive decision may still weigh
+    what it found, an LLM is not asked (courserag/engine/router.py)."""
+    question = "What is the capital of France?"
+    retrieval = engine.retrieve("csc3100", question)
+    assert not retrieval.confident
+    server = start_fake_llm()
+    try:
+        answer = _with_llm(engine, server.base_url).ask("csc3100", question)
+        assert answer.refused and answer.citations == [] and server.requests == []
+    finally:
+        server.stop()
+
+
 def test_llm_says_not_in_materials_becomes_refusal(engine):
     server = start_fake_llm("refuse")
     try:

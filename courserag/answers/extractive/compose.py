@@ -33,7 +33,7 @@ from courserag.answers.extractive.kinds import accepted, reliably_detected
 from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.passages import PassageModel, best_passages, load_passage_model
 from courserag.answers.extractive.recency import issued, states_change
-from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model
+from courserag.answers.extractive.refusal import RefusalModel, decision_features, load_model, retrieval_relevance
 from courserag.answers.extractive.select import complete_needs, newer_first, select
 from courserag.answers.extractive.shape import heading_like
 from courserag.answers.extractive.subject import (
@@ -153,6 +153,11 @@ def candidates(
     senses = dictionary_senses(subject) if cross_lingual and query.chinese else {}
     if word_vectors and (cross_lingual or not query.chinese):
         untranslated = subject - set(senses)
+        if not cross_lingual:
+            # A Latin word of one or two letters ("wi" and "fi" of "Wi-Fi", "pm") has no
+            # meaning of its own for a near-synonym: its vector sits near every other short
+            # token's (wi-o 0.72, e-o 0.79 with the default embedder). It is matched as itself.
+            untranslated = {t for t in untranslated if not (LATIN_WORD.match(t) and len(t) < 3)}
         translations = word_translations(
             untranslated,
             pool,
@@ -288,6 +293,13 @@ def _names_subject(c: Candidate, needed_margin: float, meaning_only: bool) -> bo
     )
 
 
+def _nearest(best: Candidate, meaning_only: bool) -> int | None:
+    """The source a refusal points at: the best unit's, when it names some of the question's
+    subject (or the question has none, so its meaning chose the unit). An off-topic question's
+    best match ("What is the Wi-Fi password?" -> a slide on graphs) is no place to look."""
+    return best.n if meaning_only or best.coverage > 0 else None
+
+
 def compose(
     query: Query,
     items: Sequence[ContextItem],
@@ -353,6 +365,7 @@ def compose(
             query.chinese,
             needed_margin,
             min_coverage,
+            retrieval_relevance(item.hit for item in items),
         )
         # A question of only question words ("这门课的老师是谁？") has no subject for the
         # model's features to weigh, and its fitting questions almost always have one: there
@@ -374,7 +387,7 @@ def compose(
         reason, _ = decide(ranked)
     seen = tuple(features.items())
     if reason:
-        return Composition((), True, reason, ranked[0].n, features=seen)
+        return Composition((), True, reason, _nearest(ranked[0], meaning_only), features=seen)
     on_subject = lambda c: c.coverage >= min_coverage or c.margin >= needed_margin  # noqa: E731
     names_subject = lambda c: _names_subject(c, needed_margin, meaning_only)  # noqa: E731
     # Headings, contents lines and grids are never quoted (answer_shape.quotable).

@@ -3,11 +3,13 @@
 "Does any quoted unit answer this question?" is answered by a logistic model over a few
 general features of the scored units (how far the best sentences sit above the question's
 floor, how much of the question's subject they name, whether a unit holds the kind of fact
-asked for, the language situation). The weights are fitted on real questions, never on the
-sample courses: SyllabusQA's train split (its "no answer" questions are the negatives) and
-the fitting portions of the Wikipedia sets (answerable questions the reported runs do not
-ask). `scripts/fit_refusal.py` reproduces refusal_weights.json; the operating point
-(`threshold`) was chosen on SyllabusQA's val split (docs/EVALUATION.md).
+asked for, the language situation) and of retrieval (how relevant the best cited text was).
+The weights are fitted on real questions, never on the sample courses: SyllabusQA's train
+split (its "no answer" questions are negatives), questions asked in a course they are not
+about (one shared set's questions in another's courses, negatives too) and the fitting
+portions of the Wikipedia sets. `scripts/fit_refusal.py` reproduces refusal_weights.json;
+the operating point (`threshold`) is the highest at which SyllabusQA val's answerable
+questions refused stay within the issue's 0.08 (docs/EVALUATION.md).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from courserag.answers.extractive.kinds import accepted
 from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
@@ -42,6 +44,7 @@ FEATURES = (
     "chinese",
     "cross_margin",  # max_margin on a cross-lingual question (its margins run lower)
     "subject_words",  # log(1 + number of subject words)
+    "retrieval_relevance",  # the best cited text's relevance as retrieval measured it (None: not measured)
 )
 
 
@@ -77,9 +80,10 @@ def decision_features(
     chinese: bool,
     on_subject_margin: float,
     min_coverage: float = 0.5,
-) -> dict[str, float]:
+    relevance: float | None = None,
+) -> dict[str, float | None]:
     """The features of one question's ranked candidates (compose.Candidate: score, margin,
-    coverage, kinds), best first."""
+    coverage, kinds), best first, and of its retrieval (`relevance`: see retrieval_relevance)."""
     top = list(ranked[:TOP])
     if not top:
         return {name: 0.0 for name in FEATURES}
@@ -108,4 +112,14 @@ def decision_features(
         "chinese": float(chinese),
         "cross_margin": max_margin if cross_lingual else 0.0,
         "subject_words": math.log1p(subject_words),
+        "retrieval_relevance": relevance,
     }
+
+
+def retrieval_relevance(hits: Iterable) -> float | None:
+    """The best relevance the ranker gave the cited texts (ScoredChunk.relevance: half word
+    share, half similarity margin over the question's floor), None when it measured none.
+    Retrieval's gate refuses only below a low floor; above it this is one piece of evidence
+    among the others, weighed by the fitted model."""
+    known = [h.relevance for h in hits if getattr(h, "relevance", None) is not None]
+    return max(known) if known else None

@@ -600,3 +600,21 @@ def test_a_missing_kind_of_fact_refuses_only_where_the_detectors_see_that_kind(q
     assert composition.refused is refused
     if refused:
         assert composition.reason.startswith("missing:")
+
+
+@pytest.mark.parametrize(
+    "coverage, meaning_only, nearest",
+    [
+        (0.5, False, 3),  # the best unit names part of the subject: a place to look
+        (0.0, False, None),  # it names none of it: an off-topic question's best match is no place to look
+        (0.0, True, 3),  # no subject words: the question's meaning chose the unit
+    ],
+)
+def test_a_refusal_points_at_a_source_only_about_the_question(coverage, meaning_only, nearest):
+    from courserag.answers.extractive.compose import Candidate, _nearest
+    from courserag.answers.extractive.units import Unit
+
+    best = Candidate(
+        3, Unit("Graphs: BFS and DFS", "sentence", 0, "Graphs: BFS and DFS"), frozenset(), coverage, 0.1, 1.0
+    )
+    assert _nearest(best, meaning_only) == nearest

@@ -12,7 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from courserag.answers.extractive.refusal import FEATURES, WEIGHTS_FILE, RefusalModel, decision_features, load_model
+from courserag.answers.extractive.refusal import (
+    FEATURES,
+    WEIGHTS_FILE,
+    RefusalModel,
+    decision_features,
+    load_model,
+    retrieval_relevance,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -127,15 +134,67 @@ def test_fitting_recovers_the_direction_that_separates():
 
 
 @pytest.mark.parametrize(
-    "p, right_if_answered, answerable, threshold",
+    "p, decides, refused_anyway, bound, threshold",
     [
-        # refusing below 0.3 loses nothing answerable and gains the "no answer" question at 0.2
-        ([0.9, 0.8, 0.2, 0.1], [True, True, False, False], [True, True, False, True], 0.8),
-        # answering everything is best when the low ones would be answered correctly
-        ([0.9, 0.2], [True, True], [True, True], 0.0),
-        ([0.9, 0.5, 0.4], [True, True, False], [True, True, False], 0.5),
+        # one of four answerable questions may be refused: the model refuses the one at 0.2
+        ([0.9, 0.8, 0.2, 0.5], [True] * 4, [False] * 4, 0.25, 0.5),
+        # retrieval already refused one: the model may refuse none
+        ([0.9, 0.8, 0.2, 0.0], [True, True, True, False], [False, False, False, True], 0.25, 0.2),
+        # a question the model does not decide counts whatever its p
+        ([0.9, 0.1, 0.3], [True, False, True], [False, False, False], 0.34, 0.9),
+        # even answering all the model decides exceeds the bound: answer all of them
+        ([0.9, 0.0], [True, False], [False, True], 0.1, 0.0),
     ],
 )
-def test_operating_point_gets_the_most_val_questions_right(p, right_if_answered, answerable, threshold):
+def test_operating_point_refuses_as_much_as_the_false_refusal_bound_allows(
+    p, decides, refused_anyway, bound, threshold
+):
     fit = _fitting()
-    assert fit.operating_point(np.array(p), np.array(right_if_answered), np.array(answerable)) == threshold
+    chosen = fit.operating_point(np.array(p), np.array(decides), np.array(refused_anyway), bound)
+    assert chosen == threshold
+
+
+@pytest.mark.parametrize(
+    "row, model_refuses, refused",
+    [
+        ({"refused_by": "retrieval"}, False, True),
+        ({"refused_by": None, "rules_reason": "missing:date", "features": {}}, False, True),
+        ({"refused_by": None, "rules_refused": False, "features": {"no_subject": 1.0}}, True, False),
+        ({"refused_by": None, "rules_refused": True, "features": {"no_subject": 1.0}}, False, True),
+        ({"refused_by": None, "features": {"no_subject": 0.0}}, True, True),
+        ({"refused_by": None, "features": {"no_subject": 0.0}}, False, False),
+    ],
+)
+def test_a_collected_row_is_refused_as_the_composer_would(row, model_refuses, refused):
+    """Retrieval's floor and the kept rules refuse before the model; a question without
+    subject words is the rules' to decide (compose.compose)."""
+
+    class Model:
+        def answers(self, features):
+            return not model_refuses
+
+    assert _fitting().refused_by(Model(), row) is refused
+
+
+@dataclass(frozen=True)
+class Hit:
+    relevance: float | None
+
+
+@pytest.mark.parametrize(
+    "hits, expected",
+    [
+        ([Hit(0.2), Hit(0.6), Hit(0.4)], 0.6),
+        ([Hit(None), Hit(0.3)], 0.3),
+        ([Hit(None)], None),  # a ranker that does not measure it: unknown, weighed at its mean
+        ([], None),
+    ],
+)
+def test_retrieval_relevance_is_the_best_the_ranker_measured(hits, expected):
+    assert retrieval_relevance(hits) == expected
+
+
+def test_retrieval_relevance_is_a_feature_of_the_decision():
+    ranked = [Unit(0.5, 0.1, 1.0)]
+    assert decision_features(ranked, [], False, 2, False, False, 0.12, relevance=0.42)["retrieval_relevance"] == 0.42
+    assert decision_features(ranked, [], False, 2, False, False, 0.12)["retrieval_relevance"] is None

@@ -130,8 +130,11 @@ def test_a_question_across_languages_counts_its_margin_on_the_cross_lingual_scal
 
 
 def test_unrelated_question_yields_nothing():
-    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0)
-    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+    off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0)  # relevance 0.2
+    ranked = ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4)
+    assert not ranking.confident(ranked, False, ranking.ENGLISH_GATE, ranking.CHINESE_GATE)
+    nothing = ScoredChunk(chunk("Hash tables store keys"), vector=0.04, lexical=0.0)  # 0.08
+    assert ranking.rerank_hybrid([nothing], ["capital", "france"], set(), False, 4) == []
 
 
 @pytest.mark.parametrize("chinese, expected", [(False, ranking.ENGLISH_WEIGHTS), (True, ranking.CHINESE_WEIGHTS)])
@@ -176,7 +179,7 @@ def test_zscores(values, expected):
 
 def test_refusal_is_per_question_but_weak_candidates_are_dropped():
     strong = ScoredChunk(chunk("late policy: ten percent per day"), vector=0.6, lexical=1.0)
-    weak = ScoredChunk(chunk("hash tables"), vector=0.05, lexical=0.0)
+    weak = ScoredChunk(chunk("hash tables"), vector=0.02, lexical=0.0)
     ranked = ranking.rerank_hybrid([strong, weak], ["late", "policy"], (), False, 4)
     assert [r.chunk.text for r in ranked] == [strong.chunk.text]
     assert ranking.rerank_hybrid([weak], ["late", "policy"], (), False, 4) == []
@@ -184,8 +187,9 @@ def test_refusal_is_per_question_but_weak_candidates_are_dropped():
 
 def test_gates_are_settings():
     middling = ScoredChunk(chunk("late fees"), vector=0.03, lexical=1.0)  # relevance 0.31
-    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.33) == []
-    assert ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=0.3)
+    for gate, confident in ((0.33, False), (0.3, True)):
+        ranked = ranking.rerank_hybrid([middling], ["late", "policy"], (), False, 4, english_gate=gate)
+        assert ranking.confident(ranked, False, gate, 0.3) is confident
 
 
 @pytest.mark.parametrize(
@@ -210,7 +214,8 @@ def test_the_relevance_gate_reads_the_chunk_similarity_not_the_best_sentence():
     """The gates and MARGIN_SPAN were measured on chunk similarities: a strong sentence in an
     off-topic chunk must not turn a refusal into an answer."""
     off_topic = ScoredChunk(chunk("Hash tables store keys"), vector=0.1, lexical=0.0, sentence=0.95)
-    assert ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4) == []
+    ranked = ranking.rerank_hybrid([off_topic], ["capital", "france"], set(), False, 4)
+    assert not ranking.confident(ranked, False, ranking.ENGLISH_GATE, ranking.CHINESE_GATE)
 
 
 def test_ranker_for_passes_the_sentence_weight():
@@ -218,3 +223,46 @@ def test_ranker_for_passes_the_sentence_weight():
 
     assert ranking.ranker_for(RetrievalSettings(sentence_weight=0.25)).sentence_weight == 0.25
     assert ranking.ranker_for(RetrievalSettings()).sentence_weight == ranking.SENTENCE_WEIGHT
+
+
+def test_ranked_candidates_carry_the_relevance_the_gate_read():
+    """The composer's fitted refusal weighs it (answers/extractive/refusal.py)."""
+    hit = ScoredChunk(chunk("late fees"), vector=0.03, lexical=1.0)
+    (ranked,) = ranking.rerank_hybrid([hit], ["late", "policy"], (), False, 4)
+    assert ranked.relevance == pytest.approx(0.5 * 0.03 / ranking.MARGIN_SPAN + 0.5 * 0.5)
+    assert hit.relevance is None  # as a store returns it
+
+
+@pytest.mark.parametrize(
+    "vector, kept, confident",
+    [
+        (0.03, True, True),  # relevance 0.31: passes the gate (0.30)
+        (0.0, True, False),  # 0.25: below the gate, above the evidence floor (0.10): kept, not confident
+        (-0.2, True, False),  # words alone: 0.25
+    ],
+)
+def test_below_the_gate_the_evidence_is_kept_but_not_confident(vector, kept, confident):
+    hit = ScoredChunk(chunk("late fees"), vector=vector, lexical=1.0)
+    ranked = ranking.rerank_hybrid([hit], ["late", "policy"], (), False, 4)
+    assert bool(ranked) is kept
+    assert ranking.confident(ranked, False, ranking.ENGLISH_GATE, ranking.CHINESE_GATE) is confident
+
+
+def test_below_the_evidence_floor_retrieval_refuses():
+    nothing = ScoredChunk(chunk("hash tables"), vector=0.02, lexical=0.0)  # relevance 0.04
+    assert ranking.rerank_hybrid([nothing], ["late", "policy"], (), False, 4) == []
+    assert ranking.rerank_hybrid([nothing], ["late", "policy"], (), False, 4, evidence_floor=0.03)
+
+
+def test_a_confident_question_keeps_only_what_reaches_the_candidate_floor():
+    strong = ScoredChunk(chunk("late policy: ten percent per day"), vector=0.6, lexical=1.0)
+    middling = ScoredChunk(chunk("hash tables"), vector=0.04, lexical=0.0)  # relevance 0.08 < 0.25
+    ranked = ranking.rerank_hybrid([strong, middling], ["late", "policy"], (), False, 4, evidence_floor=0.05)
+    assert [r.chunk.text for r in ranked] == [strong.chunk.text]
+
+
+def test_confidence_is_per_language_and_identifiers_always_count():
+    weak = ScoredChunk(chunk("x"), relevance=0.2)
+    assert not ranking.confident([weak], False, 0.3, 0.1) and ranking.confident([weak], True, 0.3, 0.1)
+    assert ranking.confident([ScoredChunk(chunk("MAT-2040"), relevance=0.0, identifier=1.0)], False, 0.3, 0.3)
+    assert ranking.confident([ScoredChunk(chunk("x"))], False, 0.3, 0.3)  # not measured (reference ranker)
