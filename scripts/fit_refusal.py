@@ -223,36 +223,28 @@ def _collect_off_topic(ae, compose_answer, check_codes) -> None:
 
 
 def _host_courses(host: str, scope: str, role: str) -> list[str]:
-    """The host's courses of one role: SyllabusQA's train (fit) or val syllabi; of the
-    Wikipedia sets the even-place titles (fit) or the odd-place ones."""
+    """The host's courses of one role (see _titles)."""
     cid = _course_ids(host, scope)
-    if host == "syllabusqa_dev":
-        split = "train" if role == "fit" else "val"
-        titles = {
-            q["title"]
-            for q in map(json.loads, open(SHARED / host / "queries.jsonl", encoding="utf-8"))
-            if q.get("split") == split
-        }
-        return sorted({cid[t] for t in titles})
-    titles = list(cid)
-    return sorted({cid[t] for t in (titles[0::2] if role == "fit" else titles[1::2])})
+    return sorted({cid[t] for t in _titles(host, role)})
 
 
 def _foreign_questions(asked: str, role: str, n: int) -> list[dict]:
-    """n questions of `asked`, spread evenly: SyllabusQA's answerable train (fit) or val
-    questions; of the Wikipedia sets, the even-place titles' (fit) or the odd-place ones'."""
+    """n answerable questions on the titles of one role of `asked` (see _titles), spread evenly."""
+    titles = _titles(asked, role)
     qs = [json.loads(line) for line in open(SHARED / asked / "queries.jsonl", encoding="utf-8")]
-    if asked == "syllabusqa_dev":
-        qs = [
-            q
-            for q in qs
-            if q.get("split") == ("train" if role == "fit" else "val") and q.get("answerable") is not False
-        ]
-    else:
-        titles = list(_course_ids(asked, "course"))
-        keep = set(titles[0::2] if role == "fit" else titles[1::2])
-        qs = [q for q in qs if q["title"] in keep]
+    qs = [q for q in qs if q["title"] in titles and q.get("answerable") is not False]
     return qs[:: max(1, len(qs) // n)][:n]
+
+
+def _titles(name: str, role: str) -> set[str]:
+    """The titles of one role: SyllabusQA's train (fit) or val syllabi, the Wikipedia sets'
+    even-place titles (fit) or odd-place ones."""
+    if name == "syllabusqa_dev":
+        split = "train" if role == "fit" else "val"
+        queries = map(json.loads, open(SHARED / name / "queries.jsonl", encoding="utf-8"))
+        return {q["title"] for q in queries if q.get("split") == split}
+    titles = list(_course_ids(name, "course"))
+    return set(titles[0::2] if role == "fit" else titles[1::2])
 
 
 def _row(q: dict, name: str, role: str, engine, course, ae, compose_answer, check_codes) -> dict:
@@ -400,7 +392,7 @@ def _decided_before(row: dict) -> bool | None:
     return None
 
 
-def refused_by(model, row: dict) -> bool:
+def refused_with(model, row: dict) -> bool:
     """Whether the product refuses the question with `model` deciding."""
     before = _decided_before(row)
     return before if before is not None else not model.answers(row["features"])
@@ -472,7 +464,7 @@ def report(rows: list[dict], model) -> None:
         cells = []
         for label, refused in (
             ("rules (before)", lambda r: r["refused_by"] is not None or bool(r.get("rules_refused"))),
-            ("model", lambda r: r.get("features") is None or refused_by(model, r)),
+            ("model", lambda r: r.get("features") is None or refused_with(model, r)),
         ):
             ans = [r for r in group if r["answerable"]]
             una = [r for r in group if not r["answerable"]]

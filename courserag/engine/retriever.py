@@ -85,9 +85,10 @@ class Retriever:
         # that mentions it above the one that answers.
         identifiers = extract_identifiers(query.text) - own_codes(course)
         rank_query = RankQuery(query.tokens, identifiers, query.chinese, query.floor, parts.embedder.reads_chinese)
-        ranked = keep_material(
-            parts.ranker.rank(candidates, rank_query, cfg.top_k + len(directory_chunks(course))), cfg.top_k
-        )
+        # Everything the ranker keeps, best first: whether it is confident reads them all (a
+        # source that reached the gate may rank below the top_k); the sources are the best.
+        kept = parts.ranker.rank(candidates, rank_query, len(candidates))
+        ranked = keep_material(kept[: cfg.top_k + len(directory_chunks(course))], cfg.top_k)
         items = pack_context(
             ranked,
             parts.embedder.count_tokens,
@@ -105,7 +106,7 @@ class Retriever:
             len(candidates),
             focus=resolution.item,
             siblings=resolution.others,
-            confident=_confident(parts.ranker, ranked, rank_query),
+            confident=_confident(parts.ranker, kept, rank_query),
         )
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):

@@ -273,7 +273,7 @@ def rerank_hybrid(
         return []
     # A question that passes its gate keeps what reaches the candidate floor; one below it
     # (not `confident`) keeps what reaches the evidence floor, for the fitted decision to weigh.
-    passes = any(is_relevant(r, c.identifier, gate) for c, r in scored)
+    passes = confident([c for c, _ in scored], query_is_chinese, english_gate, chinese_gate)
     keep = similarity_threshold if passes else min(similarity_threshold, evidence_floor)
     return _sorted(c for c, r in scored if is_relevant(r, c.identifier, keep))[:top_k]
 

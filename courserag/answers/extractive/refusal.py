@@ -121,5 +121,5 @@ def retrieval_relevance(hits: Iterable) -> float | None:
     share, half similarity margin over the question's floor), None when it measured none.
     Retrieval's gate refuses only below a low floor; above it this is one piece of evidence
     among the others, weighed by the fitted model."""
-    known = [h.relevance for h in hits if getattr(h, "relevance", None) is not None]
+    known = [h.relevance for h in hits if h.relevance is not None]
     return max(known) if known else None

@@ -173,7 +173,7 @@ def test_a_collected_row_is_refused_as_the_composer_would(row, model_refuses, re
         def answers(self, features):
             return not model_refuses
 
-    assert _fitting().refused_by(Model(), row) is refused
+    assert _fitting().refused_with(Model(), row) is refused
 
 
 @dataclass(frozen=True)

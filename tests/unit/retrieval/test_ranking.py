@@ -266,3 +266,14 @@ def test_confidence_is_per_language_and_identifiers_always_count():
     assert not ranking.confident([weak], False, 0.3, 0.1) and ranking.confident([weak], True, 0.3, 0.1)
     assert ranking.confident([ScoredChunk(chunk("MAT-2040"), relevance=0.0, identifier=1.0)], False, 0.3, 0.3)
     assert ranking.confident([ScoredChunk(chunk("x"))], False, 0.3, 0.3)  # not measured (reference ranker)
+
+
+def test_confidence_reads_every_kept_candidate_not_only_the_top_k():
+    """A source that reached the gate may rank below a stronger-looking one that did not:
+    the retriever asks the ranker for all it keeps before cutting to top_k (engine/retriever.py)."""
+    looks_strong = ScoredChunk(chunk("late submissions"), vector=0.0, lexical=1.0, sentence=0.99)  # relevance 0.25
+    reaches_gate = ScoredChunk(chunk("late policy: ten percent"), vector=0.03, lexical=0.0)  # 0.56
+    kept = ranking.rerank_hybrid([looks_strong, reaches_gate], ["late", "policy"], (), False, 2)
+    assert [h.chunk.text for h in kept] == ["late submissions", "late policy: ten percent"]
+    assert not ranking.confident(kept[:1], False, ranking.ENGLISH_GATE, ranking.CHINESE_GATE)
+    assert ranking.confident(kept, False, ranking.ENGLISH_GATE, ranking.CHINESE_GATE)
