@@ -126,6 +126,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
     from courserag.answers.extractive import render
     from courserag.answers.wording import _lead, compose_answer
     from courserag.embedders.groups import unit_matches
+    from courserag.engine.parts import PASSAGE_BATCH
 
     results, engines = {}, {}
     for name, scope, role, _ in sources:
@@ -145,20 +146,25 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
                     ("query tokens", retrieval.query.text), lambda: engine.embedder.query_tokens(retrieval.query.text)
                 )
 
-                def similarity(texts, retrieval=retrieval, across=across, question_tokens=question_tokens):
-                    # One source's units, embedded together as the product does (embedders/groups.py).
-                    group = memo.get(
-                        ("units", across, tuple(texts)),
-                        lambda: engine.parts.unit_vectors.group(
-                            engine.embedder, texts, across, settings.embedding_batch_size
-                        ),
-                    )
-                    return unit_matches(group, retrieval.query.vector, question_tokens)
+                def measured(kind, kept, batch, retrieval=retrieval, across=across, question_tokens=question_tokens):
+                    # A group embedded together as the product does (embedders/groups.py): one
+                    # source's units ("units"), or the likeliest passages read whole ("passages").
+                    def measure(texts):
+                        group = memo.get(
+                            (kind, across, tuple(texts)),
+                            lambda: kept.group(engine.embedder, texts, across, batch),
+                        )
+                        return unit_matches(group, retrieval.query.vector, question_tokens)
+
+                    return measure
+
+                similarity = measured("units", engine.parts.unit_vectors, settings.embedding_batch_size)
+                whole = measured("passages", engine.parts.passage_vectors, PASSAGE_BATCH)
 
                 def word_vectors(words):
                     return memo.get(("words", tuple(words)), lambda: engine.embedder.word_vectors(words))
 
-                said = compose_answer(retrieval, codes, course, similarity, word_vectors)
+                said = compose_answer(retrieval, codes, course, similarity, word_vectors, whole)
                 refused = said.refused
                 text = "" if refused else render(said, _lead(q["question"], said))
             # Without a composition the question was refused before it: another course's code, or no source.

@@ -1,4 +1,5 @@
-"""The answer step with and without the token match: a ratio in one run, on the same questions.
+"""The answer step with and without the token match, and with the likeliest passages read whole
+(reread.py): ratios in one run, on the same questions.
 
     .venv/bin/python -m bench.token_speed     # needs bench.replay's pickles (bench.replay collect)
 
@@ -14,6 +15,7 @@ import time
 from bench import replay as R
 from courserag.answers.wording import compose_answer
 from courserag.embedders.groups import GroupVectors
+from courserag.engine.parts import PASSAGE_BATCH
 
 
 def run(name, scope, role, n):
@@ -21,8 +23,8 @@ def run(name, scope, role, n):
     engine, settings = R.engine_for(name, scope)
     emb = engine.embedder
     out = {}
-    for mode in ("vectors", "tokens", "vectors", "tokens"):
-        groups = GroupVectors()
+    for mode in ("vectors", "tokens", "reread") * 2:
+        groups, whole = GroupVectors(), GroupVectors()
         times = []
         for q, retrieval, codes, course in rows:
             if not retrieval.items:
@@ -34,9 +36,14 @@ def run(name, scope, role, n):
                 retrieval.query.vector,
                 retrieval.query.across,
                 settings.embedding_batch_size,
-                retrieval.query.text if mode == "tokens" else None,
+                retrieval.query.text if mode != "vectors" else None,
             )
-            compose_answer(retrieval, codes, course, sim, emb.word_vectors)
+            reread = None
+            if mode == "reread":
+                reread = whole.similarity(
+                    emb, retrieval.query.vector, retrieval.query.across, PASSAGE_BATCH, retrieval.query.text
+                )
+            compose_answer(retrieval, codes, course, sim, emb.word_vectors, reread)
             times.append((time.perf_counter() - t) * 1000)
         times.sort()
         out.setdefault(mode, []).append((statistics.median(times), times[int(0.95 * len(times))]))
@@ -46,6 +53,11 @@ def run(name, scope, role, n):
         name,
         "ratio tokens/vectors median %.2f p95 %.2f"
         % (out["tokens"][-1][0] / out["vectors"][-1][0], out["tokens"][-1][1] / out["vectors"][-1][1]),
+    )
+    print(
+        name,
+        "ratio reread/tokens median %.2f p95 %.2f"
+        % (out["reread"][-1][0] / out["tokens"][-1][0], out["reread"][-1][1] / out["tokens"][-1][1]),
     )
 
 

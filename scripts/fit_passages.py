@@ -2,13 +2,16 @@
 """Fit the composer's passage choice (courserag/answers/extractive/passages.py) on real questions.
 
     .venv/bin/python scripts/fit_passages.py collect   # ask the questions, keep every candidate run's features
-    .venv/bin/python scripts/fit_passages.py fit       # fit, write passage_weights.json, report on held-out
+    .venv/bin/python scripts/fit_passages.py fit       # fit, write passage_weights.json and
+                                                       # reread_weights.json, report on held-out
 
 `collect` needs the indexes `python -m bench.answers` keeps in EVAL_CACHE (default
 /tmp/evalcache). For each answerable question it runs the product's retrieval and the
 composer's unit ranking (the shipped unit model, as an answer does), builds every candidate
 run of consecutive units within the passage budget, and writes each run's features and
-whether its text holds the reference answer inside answer_eval's window (its `judge`).
+whether its text holds the reference answer inside answer_eval's window (its `judge`); the
+PARAMS.reread_runs runs the shipped passage model rates highest are also embedded whole and
+their reread.py features kept.
 
 Questions (SOURCES), never a test split: SyllabusQA's whole `train` split (fit) and `val`
 split (held); for SQuAD, CMRC 2018 and the two XQuAD sets the titles are split in two by
@@ -17,7 +20,13 @@ held). `fit` fits the conditional logistic model of fit_units.py (a softmax over
 runs, each set weighing alike, L2 1.0, deterministic) on the "fit" rows of questions some run
 answers, writes the weights rounded to six digits (a rerun writes the same bytes), and prints
 how often the chosen run holds the answer, per set and role, beside the run that holds the
-most unit-model probability (the model's own baseline) and the best any run could do.
+most unit-model probability (the model's own baseline) and the best any run could do. The
+reread model is fitted the same way on the runs read whole.
+
+`collect` chooses the runs to read whole with the shipped passage model, so the two files
+belong together: after a change to the unit model or to retrieval, run collect, fit, collect,
+fit (the second fit writes the same passage weights, and reread weights fitted on the ratings
+those weights give).
 """
 
 from __future__ import annotations
@@ -115,42 +124,85 @@ def each_question(sources, wanted: set[str] | None):
             found = ranked_units(engine, engine.course(cid[q["title"]]), q["question"])
             if found:
                 kept += 1
-                yield (name, role, q, *found)
+                yield (name, role, q, *found, engine.parts.passage_similarity(found[0].query))
         print(f"{name} {role}: {kept} questions in {time.time() - started:.0f}s", file=sys.stderr)
 
 
 def collect(args) -> int:
     ae = _answer_eval()
-    from courserag.answers.extractive.passages import budget_for, passage_features, passages
+    from courserag.answers.extractive.params import PARAMS
+    from courserag.answers.extractive.passages import (
+        _rated,
+        budget_for,
+        load_passage_model,
+        passage_features,
+        passages,
+    )
+    from courserag.answers.extractive.reread import reread_features, run_text
 
     ROWS_DIR.mkdir(parents=True, exist_ok=True)
     wanted = set(args.sets.split(",")) if args.sets else None
     files = {}
-    for name, role, q, retrieval, ask, ranked in each_question(SOURCES, wanted):
+    shipped = load_passage_model()
+    for name, role, q, retrieval, ask, ranked, whole in each_question(SOURCES, wanted):
         if name not in files:
             files[name] = open(ROWS_DIR / f"{name}.jsonl", "w", encoding="utf-8")
         runs = passages(ranked, lambda c: budget_for(c.unit.text, ask.long_answer))
         features = passage_features(runs, ranked, retrieval.query.across)
+        holds = [bool(ae.judge(q, ae.window(run_text(run)))) for run in runs]
         rows = [
             {
                 "f": {k: round(v, 5) for k, v in f.items()},
-                "holds": bool(ae.judge(q, ae.window(" ".join(c.unit.text for c in run.units)))),
-                "at": [run.units[0].n, run.units[0].unit.position, len(run.units)],
+                "holds": held,
+                "at": [r.units[0].n, r.units[0].unit.position, len(r.units)],
             }
-            for run, f in zip(runs, features)
+            for r, f, held in zip(runs, features, holds)
         ]
-        files[name].write(json.dumps({"set": name, "role": role, "qid": q["qid"], "runs": rows}) + "\n")
+        # The likeliest runs by the shipped passage model, read again whole (reread.py).
+        rated = sorted(
+            ((shipped.logit(f), i) for i, f in enumerate(features)),
+            key=lambda t: _rated((t[0], runs[t[1]])),
+            reverse=True,
+        )[: PARAMS.reread_runs]
+        again = reread_features([r for r, _ in rated], [runs[i] for _, i in rated], whole, retrieval.query.floor)
+        reread = [
+            {"f": {k: (None if v is None else round(v, 5)) for k, v in f.items()}, "holds": holds[i]}
+            for f, (_, i) in zip(again, rated)
+        ]
+        line = {"set": name, "role": role, "qid": q["qid"], "runs": rows, "reread": reread}
+        files[name].write(json.dumps(line) + "\n")
     for f in files.values():
         f.close()
     return 0
 
 
 def fit(args) -> int:
+    """Both shipped models: the passage choice, and the second look at its likeliest runs
+    read whole (reread.py); `--out F` writes them to F and F's `_reread` twin."""
+    from courserag.answers.extractive import reread
     from courserag.answers.extractive.passages import FEATURES, WEIGHTS_FILE, PassageModel
 
     rows = load_rows(ROWS_DIR)
-    report(rows, fit_and_save(rows, "runs", PassageModel, FEATURES, args.out or WEIGHTS_FILE))
+    out = args.out or WEIGHTS_FILE
+    reread_out = out.with_name(f"{out.stem}_reread{out.suffix}") if args.out else reread.WEIGHTS_FILE
+    report(rows, fit_and_save(rows, "runs", PassageModel, FEATURES, out))
+    report_reread(rows, fit_and_save(rows, "reread", reread.RereadModel, reread.FEATURES, reread_out))
     return 0
+
+
+def report_reread(rows: list[dict], model) -> None:
+    """How often the chosen run holds the answer among the likeliest runs read whole: the
+    passage model's first choice, the reread model's, and the best any of them could do."""
+    by = defaultdict(list)
+    for r in rows:
+        by[(r["set"], r["role"])].append(r["reread"])
+    for (name, role), group in sorted(by.items()):
+        first = sum(runs[0]["holds"] for runs in group) / len(group)
+        chosen = sum(max(runs, key=lambda run: model.logit(run["f"]))["holds"] for runs in group) / len(group)
+        best = sum(any(run["holds"] for run in runs) for runs in group) / len(group)
+        print(
+            f"{name:16s} {role:4s} n={len(group):4d}  read whole: first {first:.3f}  chosen {chosen:.3f}  any {best:.3f}"
+        )
 
 
 def report(rows: list[dict], model) -> None:

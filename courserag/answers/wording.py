@@ -29,9 +29,10 @@ def write_extractive(
     course: Course,
     similarity: Callable,
     word_vectors: Callable,
+    passage_similarity: Callable | None = None,
 ) -> None:
     """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
-    composition = compose_answer(retrieval, codes, course, similarity, word_vectors)
+    composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
     focused = _on_focus(answer.question, composition, retrieval) if retrieval.focus else None
     if focused:
         answer.answer = focused
@@ -51,11 +52,13 @@ def compose_answer(
     course: Course,
     similarity: Callable,
     word_vectors: Callable,
+    passage_similarity: Callable | None = None,
     refusal_model="shipped",
     unit_model="shipped",
 ):
     """The composer's choice for this question (scripts/fit_refusal.py reads its features,
-    scripts/fit_units.py compares its unit rankings)."""
+    scripts/fit_units.py compares its unit rankings). `passage_similarity` measures whole
+    passages (compose.py)."""
     return compose(
         retrieval.query,
         retrieval.items,
@@ -66,6 +69,7 @@ def compose_answer(
         people=person_names(course.instructors),
         refusal_model=refusal_model,
         unit_model=unit_model,
+        passage_similarity=passage_similarity,
     )
 
 

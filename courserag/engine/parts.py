@@ -20,6 +20,14 @@ from courserag.retrieval.ranking import Ranker
 from courserag.retrieval.session_pool import SessionRegistry
 from courserag.stores.base import CourseStore
 
+# Passages read whole kept (a repeated question reads them from memory): the last thousand
+# questions' two runs each, a few MB of float16 token states.
+PASSAGE_VECTORS, PASSAGE_TOKENS = 2_000, 150_000
+# Each passage read whole is its own batch: the two run on both cores (48 against 67 ms a
+# question on SyllabusQA, measured under load), and a run's measure does not depend on
+# which other run was read beside it (int8 activations are quantized per batch).
+PASSAGE_BATCH = 1
+
 
 @dataclass
 class EngineParts:
@@ -34,10 +42,15 @@ class EngineParts:
     answerer: ChatAnswerer | None = None
     gap_log: FeedbackLog | None = None
     unit_vectors: GroupVectors | None = field(default=None, repr=False)  # kept answer-unit vectors
+    # Whole passages read again (answers/extractive/reread.py), kept apart: a question's few
+    # runs seldom recur, and beside the units they would push a course's units out.
+    passage_vectors: GroupVectors | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.unit_vectors is None:
             self.unit_vectors = GroupVectors(self.settings.unit_vector_cache, self.settings.unit_token_cache)
+        if self.passage_vectors is None:
+            self.passage_vectors = GroupVectors(PASSAGE_VECTORS, PASSAGE_TOKENS)
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector
@@ -45,6 +58,11 @@ class EngineParts:
         return self.unit_vectors.similarity(
             self.embedder, query.vector, query.across, self.settings.embedding_batch_size, query.text
         )
+
+    def passage_similarity(self, query: Query):
+        """The same measure of whole passages, for the composer's second look at its likeliest
+        ones; their vectors kept apart from the units'."""
+        return self.passage_vectors.similarity(self.embedder, query.vector, query.across, PASSAGE_BATCH, query.text)
 
     def embed_texts(self, texts: list[str]):
         """Passage vectors of `texts`, in the configured batch size."""

@@ -103,4 +103,12 @@ class AnswerRouter:
         """Quote the units that answer, or refuse and point at the nearest source."""
         similarity = self.parts.unit_similarity(retrieval.query)
         course = self.parts.directory.get(answer.course_id)
-        write_extractive(answer, retrieval, codes, course, similarity, self.parts.embedder.word_vectors)
+        write_extractive(
+            answer,
+            retrieval,
+            codes,
+            course,
+            similarity,
+            self.parts.embedder.word_vectors,
+            self.parts.passage_similarity(retrieval.query),
+        )

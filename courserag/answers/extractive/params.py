@@ -30,6 +30,15 @@ class ComposerParams:
     # in steps of 5 whose answers to SyllabusQA's train questions stay within 61 words (60: 62).
     passage_words: int = 55
     passage_cjk_words: int = 100
+    # The likeliest runs read again whole (reread.py), at most this many, and only those the
+    # passage model rates within `reread_reach` (its logit) of the best. Each costs an
+    # embedding, 12-13 ms a 60-token passage on 2 cores. On the fitting questions' rows
+    # (scripts/fit_passages.py) the choice holds the answer 0.689 of the time without a second
+    # look, 0.698 with two runs, 0.702 with four or six; four made the whole ask's p95 on
+    # SyllabusQA val 269 ms, over issue 19's 200. With two, a reach of 2 reads 1.6 runs a
+    # question at the same 0.698 as any reach (1: 0.697, 0.5: 0.695).
+    reread_runs: int = 2
+    reread_reach: float = 2.0
     max_fact_words: int = 8  # the short fact said before the quotes
     max_heading_chars: int = 40  # a longer line is not a heading
     max_lead_in: int = 160  # a longer lead-in is a sentence of its own, not a prefix

@@ -166,15 +166,29 @@ def best_passages(
     cross_lingual: bool,
     long_answer: bool = False,
     relevant: Callable[[Candidate], bool] = lambda c: True,
+    reread: Callable[[Sequence[float], Sequence[Passage]], list[float]] | None = None,
 ) -> list[Passage]:
-    """The run the model rates highest (the shorter of two equal ones), then, unless a list
-    or a description fills the budget on its own, the run it rates highest among those that
-    fit in what the first leaves of its budget, from elsewhere: a one-sentence answer leaves
-    room for the second likeliest place, at no more words than a longer first run would
-    take (docs/EVALUATION.md, "A description asked for, and a second passage…")."""
+    """The run the model rates highest (the shorter of two equal ones) or, given `reread`,
+    the one it rates highest among the PARAMS.reread_runs likeliest read whole, those rated
+    within PARAMS.reread_reach of the best (reread.py);
+    then, unless a list or a description fills the budget on its own, the run the model
+    rates highest among those that fit in what the first leaves of its budget, from
+    elsewhere: a one-sentence answer leaves room for the second likeliest place, at no more
+    words than a longer first run would take (docs/EVALUATION.md, "A description asked for,
+    and a second passage…")."""
     runs = passages(ranked, lambda c: budget_for(c.unit.text, long_answer))
     scored = list(zip([model.logit(f) for f in passage_features(runs, ranked, cross_lingual)], runs))
     best = max(scored, key=_rated)[1]
+    if reread is not None:
+        top = max(score for score, _ in scored)
+        likeliest = [
+            (score, run)
+            for score, run in sorted(scored, key=_rated, reverse=True)[: PARAMS.reread_runs]
+            if score >= top - PARAMS.reread_reach
+        ]
+        if len(likeliest) > 1:
+            again = reread([score for score, _ in likeliest], [run for _, run in likeliest])
+            best = max(zip(again, (run for _, run in likeliest)), key=_rated)[1]
     if long_answer:
         return [best]
     room = budget_for(best.units[0].unit.text) - best.words

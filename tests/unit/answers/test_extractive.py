@@ -618,3 +618,29 @@ def test_a_refusal_points_at_a_source_only_about_the_question(coverage, meaning_
         3, Unit("Graphs: BFS and DFS", "sentence", 0, "Graphs: BFS and DFS"), frozenset(), coverage, 0.1, 1.0
     )
     assert _nearest(best, meaning_only) == nearest
+
+
+@pytest.mark.parametrize("across, read", [(False, True), (True, False)])
+def test_the_likeliest_passages_are_read_again_whole_within_one_language_only(monkeypatch, across, read):
+    """Across languages both models would embed each passage (compose.py): the passage model
+    alone chooses there."""
+    import importlib
+
+    import numpy as np
+
+    from courserag.embedders.groups import UnitMatches
+
+    module = importlib.import_module("courserag.answers.extractive.compose")
+    asked = []
+
+    def reread_choice(model, similarity, floor):
+        asked.append(similarity)
+        return lambda ratings, runs: list(ratings)  # the passage model's own order
+
+    monkeypatch.setattr(module, "reread_choice", reread_choice)
+    items = [_item(1, "Final exam\n\nThe final exam is on 2026-12-15. It is cumulative.", locator="Syllabus > Final")]
+    question = "When is the final exam?" if not across else "期末考试是哪一天？"
+    units = lambda texts: UnitMatches(np.full(len(texts), 0.85), np.full(len(texts), 0.9))  # noqa: E731
+    composition = compose(query(question, floor=0.70, across=across), items, units, passage_similarity=units)
+    assert not composition.refused
+    assert asked == ([units] if read else [])
