@@ -130,10 +130,9 @@ def each_question(sources, wanted: set[str] | None):
 
 def collect(args) -> int:
     ae = _answer_eval()
-    from courserag.answers.extractive.params import PARAMS
     from courserag.answers.extractive.passages import (
-        _rated,
         budget_for,
+        likeliest_runs,
         load_passage_model,
         passage_features,
         passages,
@@ -158,16 +157,14 @@ def collect(args) -> int:
             }
             for r, f, held in zip(runs, features, holds)
         ]
-        # The likeliest runs by the shipped passage model, read again whole (reread.py).
-        rated = sorted(
-            ((shipped.logit(f), i) for i, f in enumerate(features)),
-            key=lambda t: _rated((t[0], runs[t[1]])),
-            reverse=True,
-        )[: PARAMS.reread_runs]
-        again = reread_features([r for r, _ in rated], [runs[i] for _, i in rated], whole, retrieval.query.floor)
+        # The likeliest runs by the shipped passage model, read again whole (reread.py), the
+        # reach aside: it only saves the product the runs the model would seldom choose.
+        rated = likeliest_runs([(shipped.logit(f), run) for f, run in zip(features, runs)], math.inf)
+        again = reread_features([r for r, _ in rated], [run for _, run in rated], whole, retrieval.query.floor)
+        held_by = {id(run): held for run, held in zip(runs, holds)}
         reread = [
-            {"f": {k: (None if v is None else round(v, 5)) for k, v in f.items()}, "holds": holds[i]}
-            for f, (_, i) in zip(again, rated)
+            {"f": {k: (None if v is None else round(v, 5)) for k, v in f.items()}, "holds": held_by[id(run)]}
+            for f, (_, run) in zip(again, rated)
         ]
         line = {"set": name, "role": role, "qid": q["qid"], "runs": rows, "reread": reread}
         files[name].write(json.dumps(line) + "\n")

@@ -180,12 +180,7 @@ def best_passages(
     scored = list(zip([model.logit(f) for f in passage_features(runs, ranked, cross_lingual)], runs))
     best = max(scored, key=_rated)[1]
     if reread is not None:
-        top = max(score for score, _ in scored)
-        likeliest = [
-            (score, run)
-            for score, run in sorted(scored, key=_rated, reverse=True)[: PARAMS.reread_runs]
-            if score >= top - PARAMS.reread_reach
-        ]
+        likeliest = likeliest_runs(scored, PARAMS.reread_reach)
         if len(likeliest) > 1:
             again = reread([score for score, _ in likeliest], [run for _, run in likeliest])
             best = max(zip(again, (run for _, run in likeliest)), key=_rated)[1]
@@ -199,6 +194,13 @@ def best_passages(
         if run.words <= room and not any(id(c) in taken for c in run.units) and relevant(run.best)
     ]
     return [best, max(others, key=_rated)[1]] if others else [best]
+
+
+def likeliest_runs(scored: Sequence[tuple[float, Passage]], reach: float) -> list[tuple[float, Passage]]:
+    """The PARAMS.reread_runs (rating, run) pairs rated highest, best first, of those rated
+    within `reach` of the best: what the second look reads (reread.py)."""
+    top = max(score for score, _ in scored)
+    return [pair for pair in sorted(scored, key=_rated, reverse=True)[: PARAMS.reread_runs] if pair[0] >= top - reach]
 
 
 def _rated(scored: tuple[float, Passage]) -> tuple[float, int]:

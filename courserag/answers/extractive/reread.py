@@ -89,9 +89,9 @@ def _measured(
     the budget is always a single unit, so the second look never embeds a long text."""
     longer = [run for run in runs if len(run.units) > 1]
     found = similarity([run_text(run) for run in longer]) if longer else None
-    meaning_of = dict(zip(map(id, longer), getattr(found, "meaning", found))) if longer else {}
-    tokens = getattr(found, "tokens", None) if longer else None
-    tokens_of = dict(zip(map(id, longer), tokens)) if tokens is not None else {}
+    whole_meaning = iter(getattr(found, "meaning", found) if longer else ())
+    tokens = getattr(found, "tokens", None)
+    whole_tokens = iter(tokens) if tokens is not None else None
     meaning: list[float] = []
     matched: list[float | None] = []
     for run in runs:
@@ -99,9 +99,9 @@ def _measured(
             unit = run.units[0]
             meaning.append(unit.margin + floor)
             matched.append((unit.features or {}).get("token_match"))
-        else:
-            meaning.append(float(meaning_of[id(run)]))
-            matched.append(float(tokens_of[id(run)]) if id(run) in tokens_of else None)
+        else:  # the next of the longer runs, in the same order
+            meaning.append(float(next(whole_meaning)))
+            matched.append(float(next(whole_tokens)) if whole_tokens is not None else None)
     return meaning, matched
 
 
