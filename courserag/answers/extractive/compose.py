@@ -324,8 +324,8 @@ def compose(
     `refusal_model` decides whether the best units answer at all (refusal.py; "shipped":
     the fitted weights, None: the hand-set rules of `_refusal`).
     `unit_model` orders the units to quote (unit_model.py; "shipped": the fitted weights,
-    None: the hand-set sum). Whether to answer is decided on the hand-set order's numbers and
-    the unit model's best score (refusal.py).
+    None: the hand-set sum). Whether to answer is decided on the hand-set order's numbers, the
+    unit model's best score and its share, and the best token match (refusal.py).
     `passage_model` chooses the passage quoted when the unit model ranks (passages.py;
     None: select.py's hand-set neighbours). Given `passage_similarity` (what `similarity`
     measures, of whole runs), the likeliest passages of a question in the materials' language

@@ -74,6 +74,33 @@ def test_decision_features(ranked, needs, expected):
     assert {k: features[k] for k in expected} == expected
 
 
+@dataclass(frozen=True)
+class Measured(Unit):
+    features: dict | None = None  # the unit model's features (token_match among them)
+
+
+@pytest.mark.parametrize(
+    "ranked, share, token_match",
+    [
+        # one unit: all the unit model's probability is on it; no token states: unknown
+        ([Unit(0.5, 0.1, 1.0, p=2.0)], 1.0, None),
+        # n units alike: 1/n; the best token match over all of them, not the first unit's
+        (
+            [Measured(0.5, 0.1, 1.0, p=1.0, features={"token_match": 0.80})]
+            + [Measured(0.4, 0.1, 1.0, p=1.0, features={"token_match": 0.86})] * 3,
+            0.25,
+            0.86,
+        ),
+        # one stands out by a logit of log(9) over one other: 0.9 of the probability
+        ([Unit(0.5, 0.1, 1.0, p=math.log(9)), Measured(0.4, 0.1, 1.0, features={"token_match": None})], 0.9, None),
+    ],
+)
+def test_the_best_unit_share_and_token_match(ranked, share, token_match):
+    features = decision_features(ranked, [], False, 2, False, False, 0.12)
+    assert features["best_unit_share"] == pytest.approx(share)
+    assert features["max_token_match"] == token_match
+
+
 def test_features_of_no_units_are_zero_and_cross_margin_only_across_languages():
     assert set(decision_features([], [], False, 0, False, False, 0.12).values()) == {0.0}
     ranked = [Unit(0.5, 0.08, 0.0), Unit(0.4, 0.11, 0.0)]

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from courserag.answers.extractive.refusal import RefusalModel
 from courserag.answers.extractive.unit_model import (
     FEATURES,
     TOKEN_FEATURES,
@@ -183,13 +184,13 @@ def test_a_table_row_is_data_not_a_grid_even_when_mostly_numbers():
 
 
 @pytest.mark.parametrize("question", ["When is the quiz?", "What is the Wi-Fi password?"])
-def test_whether_to_answer_depends_on_the_unit_order_only_through_its_best_score(question):
-    """The refusal model reads the hand-set order's numbers and the unit model's best score
-    (refusal.py, best_unit_logit): two unit models that order the units oppositely with the
-    same best score decide alike, and the feature is that score."""
+def test_whether_to_answer_depends_on_the_unit_model_only_through_its_scores_not_its_order(question):
+    """The refusal model reads the hand-set order's numbers and, of the unit model, its best
+    score and the share of probability on it (refusal.py: best_unit_logit, best_unit_share):
+    two unit models that order the units oppositely with the same scores decide alike."""
     from courserag.answers.extractive import compose
 
-    items = [_item(1, "The quiz is on Monday. Bring a pencil."), _item(2, "The quiz is on Friday in Room A-101.")]
+    items = [_item(1, "The quiz is on Monday."), _item(2, "The quiz is on Friday in Room A-101.")]
 
     def similarity(texts):
         return [0.1 + 0.01 * len(t) / 10 for t in texts]
@@ -200,6 +201,7 @@ def test_whether_to_answer_depends_on_the_unit_order_only_through_its_best_score
         said = compose(query(question), items, similarity, unit_model=model)
         decisions.add((said.refused, said.reason, said.features))
         assert dict(said.features)["best_unit_logit"] == 1.0
+        assert dict(said.features)["best_unit_share"] == pytest.approx(1 / (1 + math.exp(-1)))
     assert len(decisions) == 1
 
 
@@ -213,7 +215,8 @@ def test_the_fact_line_comes_from_the_best_quote_only():
         return [0.1 if "at most" in t else 0.3 for t in texts]
 
     model = UnitModel(("margin",), (0.0,), (1.0,), (1.0,), 0.0)
-    said = compose(query(question), items, similarity, unit_model=model)
+    answers = RefusalModel((), (), (), (), 0.0, 0.0)  # whether to answer is not what is tested here
+    said = compose(query(question), items, similarity, unit_model=model, refusal_model=answers)
     assert not said.refused
     assert said.fact is None  # the best quote holds two numbers; not the 4 of the other one
 
