@@ -131,7 +131,7 @@ def _best_share(logits: Sequence[float]) -> float:
 
 
 def _best_token_match(ranked: Sequence) -> float | None:
-    """The best unit's token match over all the units (each question token's best match,
+    """The highest token match of any unit (each question token's best match in the unit,
     averaged: embedders/groups.py), None where no unit was measured so (an embedder
     without token states): unknown, weighed at its mean."""
     matches = [
