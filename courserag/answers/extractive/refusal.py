@@ -99,8 +99,9 @@ def decision_features(
         return sum(1 for need in needs if any(accepted(need) & c.kinds for c in pool)) / len(needs)
 
     max_margin = max(c.margin for c in top)
+    unit_scores = [getattr(c, "p", 0.0) for c in ranked]  # the unit model's, over all the units
     return {
-        "best_unit_logit": max(getattr(c, "p", 0.0) for c in ranked),
+        "best_unit_logit": max(unit_scores),
         "top_score": best.score,
         "top_margin": best.margin,
         "max_margin": max_margin,
@@ -116,7 +117,7 @@ def decision_features(
         "cross_margin": max_margin if cross_lingual else 0.0,
         "subject_words": math.log1p(subject_words),
         "retrieval_relevance": relevance,
-        "best_unit_share": _best_share([getattr(c, "p", 0.0) for c in ranked]),
+        "best_unit_share": _best_share(unit_scores),
         "max_token_match": _best_token_match(ranked),
     }
 
