@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.run import ASK_MEDIAN_MS, ASK_P95_MS, Plan, evaluate_targets, table_rows, tiny_plan
+from bench.run import ASK_MEDIAN_MS, ASK_P95_MS, Plan, evaluate_targets, quick_plan, table_rows, tiny_plan
 
 
 def _answers(median: float, p95: float) -> dict:
@@ -39,6 +39,6 @@ def test_the_table_shows_the_figures_and_says_which_set_was_missing():
     assert "ask (extractive), xquad_en2zh_dev: shared set not found" in labels
 
 
-def test_the_full_plan_asks_the_issues_sets_and_the_tests_plan_none():
-    assert Plan().answer_sets == ("syllabusqa_dev", "xquad_zh2en_dev", "xquad_en2zh_dev")
+def test_the_full_and_quick_plans_ask_the_issues_sets_whole_and_the_tests_plan_none():
+    assert Plan().answer_sets == quick_plan().answer_sets == ("syllabusqa_dev", "xquad_zh2en_dev", "xquad_en2zh_dev")
     assert tiny_plan().answer_sets == ()
