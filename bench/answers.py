@@ -29,6 +29,7 @@ from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SHARED_EVAL", ROOT.parent / "shared" / "eval"))  # the shared sets
+CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))  # indexes and results kept between runs
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--max", type=int, default=None, help="override every set's size (answer_eval's --max; course_qa_dev: --limit)"
     )
-    parser.add_argument("--cache", type=Path, default=Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache")))
+    parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"))
     parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
     parser.add_argument("--json", type=Path, help="also write every row (with the figures by question type) as JSON")

@@ -28,9 +28,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from bench.answers import CACHE
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "eval"
-CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
 OUT = CACHE / "replay"
 # (set, scope, role, how many questions)
 SOURCES = (

@@ -297,17 +297,15 @@ def answer_speed(names: tuple[str, ...]) -> dict:
     in EVAL_CACHE, default /tmp/evalcache): the whole ask's median and p95 and the answer
     figures beside them, so a faster composer cannot hide a worse one. A set whose shared data
     is not on this machine is reported as missing, not skipped silently."""
-    from bench.answers import SETS, SHARED, run_shared
+    from bench.answers import CACHE, SETS, SHARED, run_shared
 
-    cache = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
-    python = str(Path(sys.executable))
     out = {}
     for name in names:
         spec = next(s for s in SETS if s.name == name)
         if not (SHARED / name / "queries.jsonl").is_file():
             out[name] = {"missing": str(SHARED / name)}
             continue
-        row = run_shared(spec, cache, python)
+        row = run_shared(spec, CACHE, sys.executable)
         out[name] = {
             "questions": row.n,
             "median_ms": row.ms_median,
