@@ -28,10 +28,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench.answers import CACHE
+from bench.answers import CACHE, SHARED
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "eval"
 OUT = CACHE / "replay"
 # (set, scope, role, how many questions)
 SOURCES = (

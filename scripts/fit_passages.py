@@ -45,10 +45,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
-from fit_refusal import SHARED, _answer_eval  # noqa: E402
+from fit_refusal import CACHE, SHARED, _answer_eval  # noqa: E402
 from fit_units import fit_and_save, load_rows  # noqa: E402
 
-CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
 ROWS_DIR = Path(os.environ.get("PASSAGE_ROWS_DIR", CACHE / "passage_features"))
 # (set, scope, role): every answerable question of that role (see the module docstring).
 SOURCES = (

@@ -53,8 +53,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared" / "eval"
-CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
+from bench.answers import CACHE, SHARED  # noqa: E402  (EVAL_CACHE and SHARED_EVAL, read once)
+
 FEATURES_DIR = Path(os.environ.get("FEATURES_DIR", CACHE / "refusal_features"))  # one <set>.jsonl per set
 L2 = 1.0
 # (set, scope, role, how many): role "fit" or "val"; for the Wikipedia sets, how many of the

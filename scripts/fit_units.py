@@ -44,9 +44,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
-from fit_refusal import REPORTED_MAX, SHARED, _answer_eval  # noqa: E402
+from fit_refusal import CACHE, REPORTED_MAX, SHARED, _answer_eval  # noqa: E402
 
-CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))
 ROWS_DIR = Path(os.environ.get("UNIT_ROWS_DIR", CACHE / "unit_features"))
 UNIT_ROWS = 40  # the best units by the hand-set sum, per question
 L2 = 1.0  # five-fold cross-validation on the fitting questions: top-1 0.69-0.70 for L2 0.3-100

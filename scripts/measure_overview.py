@@ -20,7 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared" / "eval"
+from bench.answers import SHARED  # noqa: E402
+
 OTHER_SETS = ("squad_v1_dev", "cmrc2018_dev", "xquad_zh2en_dev", "xquad_en2zh_dev", "xquad_zh_dev", "course_qa_dev")
 
 
