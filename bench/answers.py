@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from bench.common import EVAL_DIR
+
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SHARED_EVAL", ROOT.parent / "shared" / "eval"))  # the shared sets
+SHARED = EVAL_DIR  # the shared sets (SHARED_EVAL)
 CACHE = Path(os.environ.get("EVAL_CACHE", "/tmp/evalcache"))  # indexes and results kept between runs
 
 

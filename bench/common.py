@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-EVAL_DIR = Path(os.environ.get("BENCH_EVAL_DIR", PROJECT_ROOT.parent / "shared" / "eval"))
+# The shared evaluation sets (read-only, beside the repository), named once for every benchmark,
+# fitting script and test: SHARED_EVAL overrides it (BENCH_EVAL_DIR, its older name, still does).
+EVAL_DIR = Path(
+    os.environ.get("SHARED_EVAL") or os.environ.get("BENCH_EVAL_DIR") or PROJECT_ROOT.parent / "shared" / "eval"
+)
 
 
 def cache_dir() -> Path:

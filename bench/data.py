@@ -65,7 +65,7 @@ def _jsonl(path: Path) -> list[dict]:
 def _require(path: Path) -> Path:
     if not path.exists():
         raise SystemExit(
-            f"benchmark data not found: {path} (set BENCH_EVAL_DIR to the folder with squad_v1_dev/ and cmrc2018_dev/)"
+            f"benchmark data not found: {path} (set SHARED_EVAL to the folder with squad_v1_dev/ and cmrc2018_dev/)"
         )
     return path
 

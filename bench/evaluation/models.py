@@ -19,6 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from bench.common import EVAL_DIR
+
 SETS = (
     ("xquad_zh2en_dev", "global"),
     ("xquad_en2zh_dev", "global"),
@@ -35,7 +37,7 @@ BACKENDS = {"all-MiniLM-L6-v2": "torch"}
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.evaluation.models", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eval-dir", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "eval")
+    parser.add_argument("--eval-dir", type=Path, default=EVAL_DIR)
     parser.add_argument(
         "--models", nargs="+", default=None, help="EMBEDDING_MODEL values (default: the product's and MiniLM)"
     )

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import EVAL_DIR
 from bench.evaluation import ingest, load, run, score, systems
 from bench.evaluation import report as rep
 from courserag.records import Chunk, ScoredChunk
 
-EVAL_ROOT = Path(__file__).resolve().parents[3] / "shared" / "eval"
+EVAL_ROOT = EVAL_DIR
 
 
 def hit(locator: str, text: str = "x") -> ScoredChunk:

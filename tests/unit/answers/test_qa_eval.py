@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import EVAL_DIR
 from courserag.answers.evaluation import (
     QAItem,
     QAReport,
@@ -19,7 +20,7 @@ from courserag.answers.evaluation import (
     score,
 )
 
-EVAL_SET = Path(__file__).resolve().parents[4] / "shared" / "eval" / "course_qa_dev"
+EVAL_SET = EVAL_DIR / "course_qa_dev"
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import EVAL_DIR
+
 SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
-SHARED = SCRIPTS.parent.parent / "shared" / "eval"
+SHARED = EVAL_DIR
 
 
 def _fit_passages():
