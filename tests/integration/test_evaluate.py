@@ -19,8 +19,6 @@ from bench.evaluation import ingest, load, run, score, systems
 from bench.evaluation import report as rep
 from courserag.records import Chunk, ScoredChunk
 
-EVAL_ROOT = EVAL_DIR
-
 
 def hit(locator: str, text: str = "x") -> ScoredChunk:
     return ScoredChunk(Chunk.make(text + locator, "f.txt", locator, "course", "c"), vector=0.5)
@@ -162,9 +160,9 @@ def test_a_proposed_ranking_is_measured_without_patching_the_product(tmp_path, f
 
 
 def eval_set(name: str) -> Path:
-    path = EVAL_ROOT / name
+    path = EVAL_DIR / name
     if not (path / "queries.jsonl").is_file():
-        pytest.skip(f"the shared evaluation sets are not at {EVAL_ROOT} (expected beside the repository)")
+        pytest.skip(f"the shared evaluation sets are not at {EVAL_DIR} (expected beside the repository)")
     return path
 
 

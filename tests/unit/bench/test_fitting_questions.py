@@ -10,7 +10,6 @@ import pytest
 from bench.common import EVAL_DIR
 
 SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
-SHARED = EVAL_DIR
 
 
 def _fit_passages():
@@ -22,7 +21,7 @@ def _fit_passages():
     return module
 
 
-needs_data = pytest.mark.skipif(not (SHARED / "syllabusqa_dev").is_dir(), reason="the shared sets are not here")
+needs_data = pytest.mark.skipif(not (EVAL_DIR / "syllabusqa_dev").is_dir(), reason="the shared sets are not here")
 
 
 @needs_data
