@@ -9,11 +9,19 @@
 Files are stored in the docs folder for both stores (Weaviate keeps chunks, not files) and
 indexed incrementally; a file that cannot be indexed is taken out again and the folder put
 back as it was.
+
+A replace keeps the old version aside as a hidden `.<name>.<id>.previous` (a second link to
+it, so the file never leaves its name) until the build is done. A process killed in between
+(`kill -9`, a restart) leaves that file behind; `recover` finishes or undoes such a replace
+when the app starts (`engine/startup.py`), so the old version reaches the trash as a finished
+replace would have put it there, or goes back where it was.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +40,11 @@ from courserag.instructor.trash import CourseTrash, TrashEntry, is_inside
 
 Progress = Callable[[int, int, str], None] | None
 OnClash = Literal["ask", "replace", "keep"]
+
+log = logging.getLogger(__name__)
+
+# What a replace writes beside the course file: the upload's copy, and the old version.
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{32}\.(?P<kind>tmp|previous)")
 
 
 @dataclass(frozen=True)
@@ -143,20 +156,73 @@ class CourseFiles:
             raise CourseRagError("course_file_exists", name=name)  # a folder of that name: never replaced
         name = existing.name if existing is not None else name  # replaced under the name it had
         source = (folder / name).relative_to(course.docs).as_posix()
+        temporary = folder / f".{name}.{uuid.uuid4().hex}.tmp"  # hidden: never indexed
+        previous = None
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            temporary = folder / f".{name}.{uuid.uuid4().hex}.tmp"  # hidden: never indexed
             temporary.write_bytes(path.read_bytes())
-            previous = None
             if existing is not None:
                 previous = folder / f".{name}.{uuid.uuid4().hex}.previous"
-                os.replace(existing, previous)
+                _keep_aside(existing, previous)
             os.replace(temporary, folder / name)
         except OSError as exc:
+            try:  # the folder as it was: the old version under its name, nothing hidden left
+                temporary.unlink(missing_ok=True)
+                if previous is not None and os.path.lexists(previous):
+                    _put_back(previous, folder / name)
+            except OSError:
+                log.warning("could not undo the replace of %s; the next start settles it", name)
             raise CourseRagError(
                 "course_file_unwritable", name=name, detail=exc.strerror or type(exc).__name__
             ) from None
         return _Stored(source, previous)
+
+    def recover(self) -> list[str]:
+        """Finish or undo every replace a killed process left halfway; the courses whose
+        folder it changed (to be indexed again). Run once at start, before any instructor
+        action, since a replace in progress looks the same.
+
+        Beside a leftover `.<name>.<id>.previous`: a new file under the name means the replace
+        got that far, and the old version goes to the trash (restorable, as a finished replace
+        leaves it); the old version itself under the name (a second link to it) means it
+        never did, and the leftover link goes; no file means it stopped between its two
+        moves, and the old version goes back. A leftover upload copy (`.tmp`) is deleted."""
+        changed: list[str] = []
+        for course in self.engine.courses:
+            try:
+                leftovers = _leftovers(course.docs)
+            except OSError as exc:
+                log.warning("could not look for unfinished replaces in %s: %s", course.id, exc)
+                continue
+            for path, kind, name in leftovers:
+                try:
+                    if kind == "tmp":
+                        path.unlink(missing_ok=True)
+                    else:
+                        self._settle(course, path, path.with_name(name))
+                except OSError as exc:
+                    log.warning("could not settle %s of %s: %s", path.name, course.id, exc)
+            if any(kind == "previous" for _, kind, _ in leftovers):
+                changed.append(course.id)
+        return changed
+
+    def _settle(self, course: Course, previous: Path, target: Path) -> None:
+        source = target.relative_to(course.docs).as_posix()
+        if os.path.lexists(target) and not (target.is_file() and os.path.samefile(previous, target)):
+            self.trash.put(course.id, previous, source, reason="replaced")
+            log.warning(
+                "%s/%s: a replace was interrupted after the new file was stored; "
+                "the previous version is in the course trash",
+                course.id,
+                source,
+            )
+        else:
+            _put_back(previous, target)
+            log.warning(
+                "%s/%s: a replace was interrupted before the new file was stored; the file is as it was",
+                course.id,
+                source,
+            )
 
     def _is_server_file(self, path: Path) -> bool:
         """Whether `path` is in a course folder or DATA_DIR: a server path given as an "upload"
@@ -204,3 +270,35 @@ class CourseFiles:
                 "course_file_unwritable", name=entry.source, detail=exc.strerror or type(exc).__name__
             ) from None
         return target.relative_to(course.docs).as_posix(), self.engine.build_course(course_id, False, progress)
+
+
+def _keep_aside(existing: Path, previous: Path) -> None:
+    """Keep the old version as `previous` before the new one takes its name: a second link
+    where the disk allows (the name is never empty), a move otherwise."""
+    try:
+        os.link(existing, previous, follow_symlinks=False)
+    except OSError:
+        os.replace(existing, previous)
+
+
+def _put_back(previous: Path, target: Path) -> None:
+    """Undo `_keep_aside`: the old version under its name again, and no leftover."""
+    if os.path.lexists(target) and os.path.samefile(previous, target):
+        previous.unlink()  # two links to one file: a rename would keep both
+    else:
+        os.replace(previous, target)
+
+
+def _leftovers(docs: Path) -> list[tuple[Path, str, str]]:
+    """(path, "tmp" or "previous", the course file's name) of what a replace left in the
+    course folder, in folders that are not hidden (a replaced link is kept aside as a link:
+    it is only ever renamed or unlinked, never read)."""
+    if not docs.is_dir():
+        return []
+    found = []
+    for path in sorted(docs.rglob(".*")):
+        match = _LEFTOVER.fullmatch(path.name)
+        if match is None or not (path.is_symlink() or path.is_file()) or not is_inside(path.parent, docs):
+            continue
+        found.append((path, match["kind"], match["name"]))
+    return found
