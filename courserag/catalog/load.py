@@ -16,7 +16,7 @@ import threading
 from datetime import date
 from pathlib import Path
 
-from courserag.catalog.codes import digit_counts, is_code, normalize_code, title_tables
+from courserag.catalog.codes import digit_counts, is_code, normalize_code, slip_index, title_tables
 from courserag.catalog.model import Catalog, CatalogCourse, Program, Requirement, Section, Term, Where
 from courserag.catalog.prereq import PrereqSyntaxError, codes_of, parse_prereq
 from courserag.errors import ConfigError
@@ -213,23 +213,47 @@ def _check_links(courses, aliases, problems) -> dict[str, tuple[str, ...]]:
                     problems.append(f"{course.where}, {field}: {code} is not in courses.csv")
                 elif field == "prerequisites" and course.code not in needed_by.setdefault(aliases[code], []):
                     needed_by[aliases[code]].append(course.code)
-    state: dict[str, int] = {}  # 1 visiting, 2 done
-
-    def visit(code: str, path: list[str]) -> None:
-        if state.get(code) == 2:
-            return
-        if state.get(code) == 1:
-            problems.append(f"{courses[code].where}, prerequisites: a cycle {' -> '.join(path + [code])}")
-            return
-        state[code] = 1
-        for need in codes_of(courses[code].prerequisites):
-            if need in aliases:
-                visit(aliases[need], path + [code])
-        state[code] = 2
-
-    for code in courses:
-        visit(code, [])
+    _check_cycles(courses, aliases, problems)
     return {code: tuple(sorted(users)) for code, users in needed_by.items()}
+
+
+MAX_CYCLE_SHOWN = 12  # codes of a cycle named in its problem; a longer one is shortened
+
+
+def _check_cycles(courses, aliases, problems) -> None:
+    """Prerequisite cycles, found by a depth-first walk with its own stack: a chain of
+    thousands of courses, each needing the one before, is a valid catalog (a recursive walk
+    once raised RecursionError on a 3,000-course chain and stopped the app, issue 40)."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    for root in courses:
+        if root in state:
+            continue
+        path: list[str] = [root]
+        pending = [iter(codes_of(courses[root].prerequisites))]
+        state[root] = 1
+        while pending:
+            need = next(pending[-1], None)
+            if need is None:
+                state[path.pop()] = 2
+                pending.pop()
+                continue
+            code = aliases.get(need)
+            if code is None or state.get(code) == 2:
+                continue
+            if state.get(code) == 1:
+                problems.append(f"{courses[code].where}, prerequisites: a cycle {_say_cycle(path + [code])}")
+                continue
+            state[code] = 1
+            path.append(code)
+            pending.append(iter(codes_of(courses[code].prerequisites)))
+
+
+def _say_cycle(codes: list[str]) -> str:
+    """ "A -> B -> A"; a long one with its middle left out, so one problem stays one line."""
+    if len(codes) <= MAX_CYCLE_SHOWN:
+        return " -> ".join(codes)
+    half = MAX_CYCLE_SHOWN // 2
+    return " -> ".join(codes[:half]) + f" -> … ({len(codes) - 2 * half} more) … -> " + " -> ".join(codes[-half:])
 
 
 def _sections(rows, aliases, term_ids, problems) -> tuple[Section, ...]:
@@ -345,6 +369,7 @@ def load_catalog(folder: Path) -> Catalog:
         titles_en,
         titles_other,
         digit_counts(aliases),
+        slip_index(aliases),
     )
 
 
@@ -381,4 +406,9 @@ class CatalogSource:
         except CatalogError as exc:
             log.error("the catalog in %s was not loaded: %s", self.folder, exc)
             self.error = exc
+        except Exception as exc:  # noqa: BLE001 - a catalog is data: whatever it holds, the app starts without it
+            # No catalog may stop the app (a RecursionError once did, issue 40): any other
+            # failure is refused like a problem, and logged whole, since it is a bug to fix.
+            log.exception("the catalog in %s was not loaded", self.folder)
+            self.error = CatalogError([f"the catalog could not be read ({type(exc).__name__}: {exc})"])
         return self.error

@@ -145,6 +145,7 @@ class Catalog:
     titles_en: dict[str, str] = field(default_factory=dict)  # English title words -> own code
     titles_other: dict[str, str] = field(default_factory=dict)  # other titles, no spaces -> own code
     digit_counts: dict[str, frozenset[int]] = field(default_factory=dict)  # code letters -> digit counts
+    slip_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # codes.slip_index over every code
 
     def course(self, code: str) -> CatalogCourse | None:
         """The course any of its codes names (already normalised), or None."""

@@ -2,7 +2,9 @@
 
 Grammar (`and` binds tighter than `or`, parentheses group; also `&`, `|`, `,` for and):
     expr := all ("or" all)* ;  all := item ("and" item)* ;  item := CODE | "(" expr ")"
-An empty cell means no prerequisite. Pure functions.
+An empty cell means no prerequisite. Brackets may nest `MAX_DEPTH` deep, so that every
+function here, which walks the tree by recursion, stays far inside Python's stack (a cell of
+400 nested brackets once raised RecursionError and stopped the app, issue 40). Pure functions.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from typing import Callable, Collection
 from courserag.catalog.codes import normalize_code
 from courserag.catalog.model import AllOf, AnyOf, Expr, Need
 
+# Real prerequisites nest two or three brackets deep; 32 is far beyond any, and keeps the
+# parser (three frames a bracket) and the tree walkers far from Python's recursion limit.
+MAX_DEPTH = 32
 _TOKEN = re.compile(r"\s*(\(|\)|&|\||,|\band\b|\bor\b|[A-Za-z]{2,5}[ \-]?\d{3,5})", re.IGNORECASE)
 
 
@@ -50,6 +55,7 @@ def parse_prereq(text: str) -> Expr | None:
     if not tokens:
         return None
     position = 0
+    depth = 0
 
     def peek() -> str | None:
         return tokens[position] if position < len(tokens) else None
@@ -62,9 +68,14 @@ def parse_prereq(text: str) -> Expr | None:
         return tokens[position - 1]
 
     def item() -> Expr:
+        nonlocal depth
         token = take()
         if token == "(":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise PrereqSyntaxError(f"nested too deep (more than {MAX_DEPTH} brackets)")
             inner = expr()
+            depth -= 1
             if take() != ")":
                 raise PrereqSyntaxError(f"a '(' is not closed in {text!r}")
             return inner
@@ -93,14 +104,16 @@ def parse_prereq(text: str) -> Expr | None:
 
 
 def codes_of(expr: Expr | None) -> tuple[str, ...]:
-    """Every code an expression names, in order, each once."""
-    if expr is None:
-        return ()
-    if isinstance(expr, Need):
-        return (expr.code,)
-    out: list[str] = []
-    for part in expr.parts:
-        out.extend(c for c in codes_of(part) if c not in out)
+    """Every code an expression names, in order, each once (a walk with its own stack, and
+    a dict for "once": linear in the cell, however long or deep)."""
+    out: dict[str, None] = {}
+    stack = [expr] if expr is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Need):
+            out[node.code] = None
+        else:
+            stack.extend(reversed(node.parts))
     return tuple(out)
 
 

@@ -90,6 +90,11 @@ class CatalogPath:
                     material = update
                 else:
                     yield head + shift_markers(update, len(items))
+            if material is not None:
+                # What the retrieval beside the catalog met (a course store down, the local copy
+                # answering, the model failing) is said whether or not the materials answered
+                # (issue 40: a refused materials answer took its warnings with it).
+                answer.notices.extend(n for n in material.notices if n not in answer.notices)
             if material is not None and not material.refused:
                 text = shift_markers(material.answer, len(items))
                 note = (
@@ -99,7 +104,6 @@ class CatalogPath:
                 )
                 answer.answer = head + text + note
                 answer.items = items + renumber(material.items, len(items))
-                answer.notices.extend(material.notices)
         now = time.perf_counter()
         answer.timings_ms = {"retrieval": 0.0, "answer": (now - started) * 1000, "total": (now - started) * 1000}
         yield answer
