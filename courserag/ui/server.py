@@ -10,13 +10,21 @@ every launch — `app.py`, the tests' fixtures — gets the same guard:
 - **Request bodies are capped** (`MAX_REQUEST_MB`) before the app reads them: a 20 MB chat
   history was accepted and cost 42 s of CPU.
 - **Gradio's upload route** (`/gradio_api/upload`) takes only the file types the app reads,
-  at most `MAX_FILE_MB` per file and `MAX_FILES_PER_UPLOAD` files per request, at most
+  at most `MAX_FILE_MB` per file and `MAX_FILES_PER_UPLOAD` files per request (counted in
+  the body as it streams, before Gradio keeps any: one request once stored 999), at most
   `UPLOADS_PER_CLIENT` requests per client in 10 minutes, and only while its folder holds
-  less than `UPLOAD_TMP_MB`; files older than `UPLOAD_TMP_TTL_S` are deleted (checked at
-  most every 5 s, on upload; Gradio's own cache sweep runs too). Any file type used to be
-  accepted, at 111 MB/s, and kept for up to 90 minutes.
-- **Uploaded files are not served back** through `/gradio_api/file=`: anyone who knew the
-  path could download them.
+  less than `UPLOAD_TMP_MB`; files older than `UPLOAD_TMP_TTL_S` are deleted (by one
+  background sweep at a time, at most every 5 s, started by an upload but never waited for:
+  walking 20,000 files on the event loop made a 1-byte upload take 1 s; Gradio's own cache
+  sweep runs too). Any file type used to be accepted, at 111 MB/s, and kept for up to 90
+  minutes.
+- **Uploaded files are not served back** by either spelling of Gradio's file route
+  (`/gradio_api/file=<path>`, `/gradio_api/file/<path>`): anyone who knew the path could
+  download them.
+- **Routes the app does not use answer 404**: Gradio's deep links (`/gradio_api/deep_link`
+  saved the session's whole state on disk at every call, 53.6 MB in 1.7 s, until the upload
+  space was full for everyone) and its monitoring pages (`/monitoring/...`: request counts and
+  timings of every instructor endpoint, public).
 - **Direct, non-queued calls from a session Gradio has never seen create no session state**:
   their `session_hash` is dropped, so they cannot push real learners' state out of Gradio's
   store. (Upload pools do not depend on that store any more: see courserag/ui/sessions.py.)
@@ -30,12 +38,16 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from python_multipart.multipart import parse_options_header
+from starlette.formparsers import MultiPartException
 
 from courserag.config.settings import Settings
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
@@ -69,6 +81,8 @@ _HEADERS = [
     (b"referrer-policy", b"same-origin"),
 ]
 WINDOW_S = 600.0  # the per-client upload count is over this window
+SWEEP_EVERY_S = 5.0  # the upload folder is measured (and old files deleted) at most this often
+_FILE_ROUTE = re.compile(r"/file[=/](?P<target>.*)$", re.DOTALL)  # both spellings of Gradio's file route
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,7 @@ class ServerPolicy:
     upload_tmp_bytes: int = 2048 * MB
     upload_tmp_ttl_s: float = 600.0
     uploads_per_client: int = 60
+    files_per_upload: int = 20
     upload_extensions: frozenset[str] = SUPPORTED_EXTENSIONS
     clients: ClientPolicy = ClientPolicy()
 
@@ -92,6 +107,7 @@ class ServerPolicy:
             upload_tmp_bytes=int(server.upload_tmp_mb * MB),
             upload_tmp_ttl_s=float(server.upload_tmp_ttl_s),
             uploads_per_client=server.uploads_per_client,
+            files_per_upload=limits.max_files_per_upload,
             clients=ClientPolicy.from_settings(settings),
         )
 
@@ -118,7 +134,10 @@ class ServerGuard:
         self.policy = policy
         self._lock = threading.Lock()
         self._uploads: OrderedDict[str, deque] = OrderedDict()  # client -> times of its upload requests
-        self._usage = (0.0, 0)  # (when measured, bytes in the upload folder)
+        self._usage = 0  # bytes in the upload folder, as last swept plus what was written since
+        self._swept_at = -SWEEP_EVERY_S  # when the last sweep started (monotonic)
+        self._sweeping = False
+        self._written_while_sweeping = 0
         self._reserved = 0  # bytes of uploads in flight
 
     async def __call__(self, scope, receive, send):
@@ -126,7 +145,9 @@ class ServerGuard:
             return await self.app(scope, receive, send)
         send = self._with_headers(send)
         path, method = scope.get("path", ""), scope.get("method", "GET")
-        if method in ("GET", "HEAD") and "/file=" in path and self._serves_upload(scope, path):
+        if _is_unused_route(path):
+            return await _reply(send, 404, "Not found.")
+        if _FILE_ROUTE.search(path) and self._serves_upload(scope, path):
             return await _reply(send, 404, "File not found.")
         if method == "POST" and path.rstrip("/").endswith("/gradio_api/upload"):
             return await self._upload(scope, receive, send)
@@ -184,12 +205,15 @@ class ServerGuard:
     # -- uploads ----------------------------------------------------------------------------
 
     def _serves_upload(self, scope, path: str) -> bool:
+        """Whether a file route's target is in the upload folder, read as Gradio reads it
+        (relative to the working directory) and once more percent-decoded, in case a layer
+        decodes it again."""
         from urllib.parse import unquote
 
         folder = _upload_folder(scope)
-        target = unquote(path.split("/file=", 1)[1])
+        target = _FILE_ROUTE.search(path)["target"]
         try:
-            return Path(os.path.abspath(target)).resolve().is_relative_to(folder)
+            return any(Path(os.path.abspath(t)).resolve().is_relative_to(folder) for t in (target, unquote(target)))
         except (OSError, ValueError):
             return True
 
@@ -209,23 +233,45 @@ class ServerGuard:
             return True
 
     def _reserve(self, folder: Path, length: int) -> bool:
-        """Make room for `length` bytes in the upload folder, sweeping old files first."""
-        now = time.monotonic()
+        """Make room for `length` bytes in the upload folder, by the last measure of it (a
+        sweep due now runs beside this request, which does not wait for it)."""
         with self._lock:
-            measured, usage = self._usage
-            if now - measured > 5.0:
-                usage = _sweep(folder, self.policy.upload_tmp_ttl_s)
-                self._usage = (now, usage)
-            if usage + self._reserved + length > self.policy.upload_tmp_bytes:
+            self._start_sweep(folder)
+            if self._usage + self._reserved + length > self.policy.upload_tmp_bytes:
                 return False
             self._reserved += length
             return True
 
+    def _start_sweep(self, folder: Path) -> None:
+        """Sweep the upload folder on a thread of its own when one is due and none runs:
+        the walk costs a second per 20,000 files and must hold up neither the event loop nor
+        the lock. Called with the lock held."""
+        now = time.monotonic()
+        if self._sweeping or now - self._swept_at < SWEEP_EVERY_S:
+            return
+        self._sweeping, self._swept_at, self._written_while_sweeping = True, now, 0
+        threading.Thread(target=self._sweep_in_background, args=(folder,), name="upload-sweep", daemon=True).start()
+
+    def _sweep_in_background(self, folder: Path) -> None:
+        """One sweep; what is written while it walks is added to what it found, so the
+        measure errs towards full (until the next sweep) rather than towards empty."""
+        remaining = None
+        try:
+            remaining = _sweep(folder, self.policy.upload_tmp_ttl_s)
+        except Exception:  # a failed walk keeps the last measure; the next upload tries again
+            log.exception("sweeping the upload folder %s failed", folder)
+        finally:
+            with self._lock:
+                if remaining is not None:
+                    self._usage = remaining + self._written_while_sweeping
+                self._sweeping = False
+
     def _release(self, length: int, written: int) -> None:
         with self._lock:
             self._reserved -= length
-            measured, usage = self._usage
-            self._usage = (measured, usage + written)
+            self._usage += written
+            if self._sweeping:
+                self._written_while_sweeping += written
 
     async def _upload(self, scope, receive, send):
         length = _content_length(scope)
@@ -243,9 +289,15 @@ class ServerGuard:
         async def capture(message):
             captured.append(message)
 
+        counted = _FileCount.of(scope, receive, self.policy.files_per_upload)
         written = 0
         try:
-            await self.app(scope, receive, capture)
+            try:
+                await self.app(scope, counted or receive, capture)
+            except _TooManyFiles:
+                pass  # a parser that does not stop on it: answered below all the same
+            if counted and counted.over:
+                return await _reply(send, 413, f"At most {self.policy.files_per_upload} files can be uploaded at once.")
             status, body = _response(captured)
             paths = _saved_paths(body) if status == 200 else []
             written = sum(_size(p) for p in paths)
@@ -262,7 +314,56 @@ class ServerGuard:
             await send(message)
 
 
+class _TooManyFiles(MultiPartException):
+    """An upload request with more files than allowed. Raised from the request's `receive`
+    into the multipart parser of Gradio's upload route, which stops on a `MultiPartException`
+    and deletes the files it began."""
+
+
+class _FileCount:
+    """The `receive` of an upload request that counts the multipart parts of the body as it
+    streams to Gradio, and stops the request before the part past `limit` reaches it: Gradio
+    itself stores up to 999 files of one request, each written to disk as it arrives.
+
+    A part begins at `--<boundary>` and a line end (as python-multipart, Gradio's parser,
+    requires); the last delimiter, `--<boundary>--`, begins none."""
+
+    def __init__(self, receive, boundary: bytes, limit: int):
+        self.receive = receive
+        self.opener = b"--" + boundary + b"\r\n"
+        self.limit = limit
+        self.parts = 0
+        self.tail = b""  # the end of the body so far, where an opener may begin
+        self.over = False
+
+    @classmethod
+    def of(cls, scope, receive, limit: int) -> "_FileCount | None":
+        """Counting for a multipart request; None without a boundary (Gradio refuses it)."""
+        header = next((v for n, v in scope.get("headers", []) if n.lower() == b"content-type"), b"")
+        boundary = parse_options_header(header)[1].get(b"boundary")
+        return cls(receive, boundary, limit) if boundary else None
+
+    async def __call__(self):
+        message = await self.receive()
+        if message["type"] == "http.request":
+            window = self.tail + message.get("body", b"")
+            self.parts += window.count(self.opener)
+            self.tail = window[-(len(self.opener) - 1) :]
+            if self.parts > self.limit:
+                self.over = True
+                raise _TooManyFiles(f"Too many files. Maximum number of files is {self.limit}.")
+        return message
+
+
 # --------------------------------------------------------------------------- helpers
+
+
+def _is_unused_route(path: str) -> bool:
+    """Gradio routes this app has no use for that cost or tell too much: deep links (the
+    page has no deep-link button; each call wrote the session's state to disk) and the
+    monitoring pages (counts and timings of every endpoint, the instructor's included)."""
+    parts = path.strip("/").split("/")
+    return parts[0] == "monitoring" or parts[:2] == ["gradio_api", "deep_link"]
 
 
 def _is_direct_call(path: str) -> bool:
