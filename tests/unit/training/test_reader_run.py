@@ -1,0 +1,120 @@
+"""A tiny training run end to end (training/reader): a few dozen questions from two sets, a
+few steps with the top layer trainable, a checkpoint, a resume that takes the batches an
+unbroken run takes, an export, and the exported delta loaded into a fresh reader: a
+loadable model whose answers change.
+
+Seeded and single-threaded, so every number is the same on every run; skipped without
+torch (requirements-minilm.txt, which `make test` installs) or the shared training sets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the reader's training needs torch (requirements-minilm.txt)")
+pytest.importorskip("transformers", reason="the reader's training needs transformers (requirements-minilm.txt)")
+pytest.importorskip("safetensors", reason="the reader's export needs safetensors (requirements-minilm.txt)")
+
+from training.reader import checkpoints  # noqa: E402
+from training.reader.data import featurize, pad_batch  # noqa: E402
+from training.reader.evaluate import predict, score  # noqa: E402
+from training.reader.export import export_delta, read_delta, reader_from_delta  # noqa: E402
+from training.reader.model import build_reader, trainable_state  # noqa: E402
+from training.reader.sets import pinned_examples  # noqa: E402
+from training.reader.train import TrainConfig, train  # noqa: E402
+
+SETS = ("mlqa_dev_en", "cmrc2018_trial_train")
+CONFIG = TrainConfig(
+    sets=SETS,
+    steps=4,
+    batch_size=4,
+    max_tokens=96,
+    stride=48,
+    trainable_layers=1,
+    learning_rate=1e-3,  # large, so that four steps move the heads visibly
+    warmup=0.25,
+    checkpoint_every=2,
+    max_examples=16,
+    log_every=1,
+    seed=7,
+)
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, one_thread):
+    from training.reader.sets import data_root
+
+    if not (data_root() / SETS[0] / "data.json").is_file():
+        pytest.skip(f"the shared training sets are not at {data_root()} (set SHARED_TRAIN)")
+    folder = tmp_path_factory.mktemp("reader")
+    broken = folder / "broken"
+    first = train(CONFIG, broken, stop_at=2)
+    resumed = train(CONFIG, broken, resume=True)
+    unbroken = train(CONFIG, folder / "unbroken")
+    return {"folder": folder, "first": first, "resumed": resumed, "unbroken": unbroken, "run": broken}
+
+
+@pytest.fixture(scope="module")
+def held_out(e5_file, reader_tokenizer):
+    examples = pinned_examples(list(SETS), "held_out", limit=3)
+    return examples, featurize(examples, reader_tokenizer, CONFIG.window)
+
+
+def test_a_stopped_run_resumes_into_the_unbroken_run(runs):
+    assert (runs["first"].step, runs["resumed"].step, runs["unbroken"].step) == (2, 4, 4)
+    assert [p.name for p in checkpoints.checkpoints(runs["run"])] == ["step-0000002.pt", "step-0000004.pt"]
+    assert runs["first"].losses + runs["resumed"].losses == runs["unbroken"].losses
+    resumed, unbroken = trainable_state(runs["resumed"].reader), trainable_state(runs["unbroken"].reader)
+    assert all(torch.equal(resumed[name], unbroken[name]) for name in unbroken)
+    logged = [json.loads(line)["step"] for line in (runs["run"] / "log.jsonl").read_text().splitlines()]
+    assert logged == [1, 2, 3, 4]
+
+
+def test_only_the_top_layer_and_the_heads_train(runs):
+    names = set(trainable_state(runs["resumed"].reader))
+    assert {n.split(".")[0] for n in names} == {"bert", "span", "answer"}
+    assert {n.split(".")[3] for n in names if n.startswith("bert.")} == {"11"}
+
+
+def test_a_finished_run_refuses_to_start_again_in_its_folder(runs):
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(CONFIG, runs["run"])
+
+
+def test_the_exported_delta_loads_into_a_fresh_reader_whose_answers_changed(runs, e5_file, reader_tokenizer, held_out):
+    target = runs["folder"] / "export" / "reader.safetensors"
+    manifest = export_delta(runs["run"], target)
+    assert manifest["layers"] == [11] and manifest["training"]["steps"] == 4 and manifest["training"]["seed"] == 7
+    assert set(manifest["data"]) == set(SETS) and all(len(d["sha256"]) == 64 for d in manifest["data"].values())
+    assert len(manifest["base_model"]["sha256"]) == 64 and manifest["training"]["hardware"]["device"] in ("cpu", "cuda")
+    assert 5e6 < target.stat().st_size < 10e6  # one layer (1.77 M parameters) and the heads, float32
+    assert read_delta(target)[0] == manifest
+
+    reloaded = reader_from_delta(target, e5_file)
+    untrained = build_reader(e5_file, CONFIG.trainable_layers, CONFIG.seed)
+    trained = runs["resumed"].reader.eval()
+    batch = pad_batch(held_out[1].features[:4], reader_tokenizer.pad)
+    ids, mask = torch.from_numpy(batch["input_ids"]), torch.from_numpy(batch["attention_mask"])
+    with torch.no_grad():
+        got, want, before = reloaded(ids, mask), trained(ids, mask), untrained(ids, mask)
+    assert torch.equal(got.start_logits, want.start_logits) and torch.equal(got.end_logits, want.end_logits)
+    assert torch.equal(got.answer_logits, want.answer_logits)
+    assert (got.start_logits - before.start_logits).abs().max() > 1e-2
+    assert (got.answer_logits - before.answer_logits).abs().max() > 1e-3
+
+
+def test_the_trained_reader_is_scored_per_set(runs, reader_tokenizer, held_out):
+    examples, data = held_out
+    scores = score(examples, predict(runs["resumed"].reader, data, reader_tokenizer.pad, batch_size=8))
+    assert list(scores) == [*SETS, "all"]
+    assert scores["all"]["questions"] == len(examples) == 6
+    assert all(0 <= scores["all"][k] <= 1 for k in ("em", "f1", "span_f1", "answerability_accuracy"))

@@ -1,0 +1,208 @@
+"""`python -m training.reader train|evaluate|export|windows` (docs/READER.md has examples).
+
+train    --out RUN [--sets a,b] [--steps N] [--max-examples N] [--trainable-layers K|all] ...
+train    --out RUN --resume             continue RUN from its newest checkpoint, its own settings
+evaluate --run RUN | --delta FILE       exact match, F1, answerability on the held-out part
+export   --run RUN --out FILE.safetensors [--dtype float16]
+windows  [--sets a,b]                   how many windows the training parts yield
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from training.reader.sets import load_pins
+
+# Flags of `train` that make up the run's TrainConfig (None: not given, the default applies).
+_CONFIG_FLAGS = {
+    "steps": int,
+    "batch_size": int,
+    "max_tokens": int,
+    "stride": int,
+    "max_question_tokens": int,
+    "max_unanswerable": int,
+    "learning_rate": float,
+    "warmup": float,
+    "weight_decay": float,
+    "seed": int,
+    "checkpoint_every": int,
+    "max_examples": int,
+    "log_every": int,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return args.command(args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training.reader", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(required=True)
+
+    train = commands.add_parser("train", help="train a reader, or resume a run")
+    train.add_argument("--out", type=Path, required=True, help="the run's folder")
+    train.add_argument("--resume", action="store_true", help="continue the run in --out with its own settings")
+    train.add_argument("--sets", help="comma-separated pinned sets (default: all of data_pins.json)")
+    train.add_argument("--trainable-layers", help="top layers to train: 0..12 or 'all' (default 2)")
+    for flag, kind in _CONFIG_FLAGS.items():
+        train.add_argument("--" + flag.replace("_", "-"), type=kind)
+    _runtime_flags(train)
+    train.add_argument("--stop-at", type=int, help="stop (with a checkpoint) after this step; resume later")
+    train.set_defaults(command=_train)
+
+    evaluate = commands.add_parser("evaluate", help="score a run or an exported delta on held-out questions")
+    source = evaluate.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run", type=Path, help="a run folder (its newest checkpoint)")
+    source.add_argument("--delta", type=Path, help="an exported .safetensors (its .json beside it)")
+    evaluate.add_argument("--sets", help="comma-separated pinned sets (default: the run's)")
+    evaluate.add_argument("--max-examples", type=int, help="held-out questions per set (default: all)")
+    evaluate.add_argument("--batch-size", type=int, default=32)
+    evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
+    evaluate.add_argument("--json", type=Path, help="also write the scores here")
+    _runtime_flags(evaluate)
+    evaluate.set_defaults(command=_evaluate)
+
+    export = commands.add_parser("export", help="write the trained layers and heads, and a manifest")
+    export.add_argument("--run", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="FILE.safetensors (FILE.json beside it)")
+    export.add_argument("--dtype", choices=("float32", "float16"), default="float32")
+    export.set_defaults(command=_export)
+
+    windows = commands.add_parser("windows", help="count the windows the training parts yield")
+    windows.add_argument("--sets")
+    windows.add_argument("--max-tokens", type=int, default=256)
+    windows.add_argument("--stride", type=int, default=128)
+    windows.add_argument("--max-question-tokens", type=int, default=64)
+    windows.add_argument("--max-unanswerable", type=int, help="kept per question (default: all)")
+    windows.add_argument("--data-dir", type=Path)
+    windows.set_defaults(command=_windows)
+
+    timing = commands.add_parser("time", help="seconds per training step at one batch shape (random ids)")
+    timing.add_argument("--trainable-layers", default="2")
+    timing.add_argument("--batch-size", type=int, default=16)
+    timing.add_argument("--max-tokens", type=int, default=256)
+    timing.add_argument("--steps", type=int, default=3, help="timed steps, after one warm-up step")
+    timing.add_argument("--device")
+    timing.add_argument("--threads", type=int)
+    timing.set_defaults(command=_time)
+    return parser
+
+
+def _runtime_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", help="cpu or cuda (default: cuda when present)")
+    parser.add_argument("--threads", type=int, help="torch threads on the CPU")
+    parser.add_argument("--data-dir", type=Path, help="the sets' folder (default: SHARED_TRAIN or ../shared/train)")
+
+
+def _sets(value: str | None, default: list[str]) -> list[str]:
+    return [s.strip() for s in value.split(",") if s.strip()] if value else default
+
+
+def _train(args) -> int:
+    from training.reader.checkpoints import read_config
+    from training.reader.train import TrainConfig, train
+
+    given = {name: getattr(args, name) for name in _CONFIG_FLAGS if getattr(args, name) is not None}
+    if args.resume:
+        named = [*given, *(f for f in ("sets", "trainable_layers") if getattr(args, f))]
+        extra = [f"--{n.replace('_', '-')}" for n in named]
+        if extra:
+            raise SystemExit(f"--resume continues with the run's own settings; drop {', '.join(extra)}")
+        config = TrainConfig.from_json(read_config(args.out)["config"])
+    else:
+        layers = args.trainable_layers or "2"
+        config = TrainConfig(
+            sets=tuple(_sets(args.sets, list(load_pins().sets))),
+            trainable_layers=12 if layers == "all" else int(layers),
+            **given,
+        )
+    result = train(config, args.out, args.resume, args.device, args.threads, args.stop_at, args.data_dir)
+    print(json.dumps({"run": str(args.out), "step": result.step, "total_steps": result.total_steps}))
+    return 0
+
+
+def _evaluate(args) -> int:
+    import torch
+
+    from courserag.embedders.e5_format import locate_model, read_e5
+    from training.reader import checkpoints
+    from training.reader.data import WindowConfig, featurize
+    from training.reader.evaluate import predict, score
+    from training.reader.export import read_delta, reader_from_delta
+    from training.reader.model import build_reader, load_trainable
+    from training.reader.sets import pinned_examples
+    from training.reader.tokens import ReaderTokenizer
+    from training.reader.train import pick_device
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    e5 = read_e5(locate_model())
+    if args.run:
+        config = checkpoints.read_config(args.run)["config"]
+        saved = checkpoints.latest(args.run)
+        if saved is None:
+            raise SystemExit(f"{args.run}: no checkpoint yet")
+        reader = build_reader(e5, config["trainable_layers"], config["seed"])
+        load_trainable(reader, checkpoints.load(saved)["trainable"])
+    else:
+        manifest, _ = read_delta(args.delta)
+        config = manifest["training"]["config"]
+        reader = reader_from_delta(args.delta, e5)
+    reader.to(pick_device(args.device))
+    tokenizer = ReaderTokenizer(e5)
+    examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
+    window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
+    data = featurize(examples, tokenizer, window)
+    scores = score(examples, predict(reader, data, tokenizer.pad, args.batch_size), args.threshold)
+    text = json.dumps(scores, indent=2, ensure_ascii=False)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def _export(args) -> int:
+    from training.reader.export import export_delta
+
+    manifest = export_delta(args.run, args.out, args.dtype)
+    size = args.out.stat().st_size / 1e6
+    print(json.dumps({"file": str(args.out), "megabytes": round(size, 1), "layers": manifest["layers"]}))
+    return 0
+
+
+def _windows(args) -> int:
+    from courserag.embedders.e5_format import locate_model, read_e5
+    from training.reader.data import WindowConfig, featurize
+    from training.reader.sets import pinned_examples
+    from training.reader.tokens import ReaderTokenizer
+
+    tokenizer = ReaderTokenizer(read_e5(locate_model()))
+    window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
+    total: Counter = Counter()
+    for name in _sets(args.sets, list(load_pins().sets)):
+        examples = pinned_examples([name], "train", root=args.data_dir)
+        features = featurize(examples, tokenizer, window, args.max_unanswerable).features
+        answerable = sum(f.answerable for f in features)
+        row = {"questions": len(examples), "windows": len(features), "with_answer": answerable}
+        total.update(row)
+        print(json.dumps({"set": name, **row}), flush=True)
+    print(json.dumps({"set": "all", **total}))
+    return 0
+
+
+def _time(args) -> int:
+    import torch
+
+    from training.reader.train import time_steps
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    layers = 12 if args.trainable_layers == "all" else int(args.trainable_layers)
+    seconds = time_steps(layers, args.batch_size, args.max_tokens, args.steps, args.device)
+    shape = {"trainable_layers": layers, "batch_size": args.batch_size, "max_tokens": args.max_tokens}
+    print(json.dumps({**shape, "threads": torch.get_num_threads(), "seconds": [round(s, 2) for s in seconds]}))
+    return 0

@@ -1,0 +1,306 @@
+"""The training loop: AdamW, linear warm-up then linear decay, checkpoints, resume.
+
+A run is one folder (checkpoints.py). Its configuration is fixed when it starts; resuming
+reads it back, loads the newest checkpoint and continues with the same batches an unbroken
+run would have taken (data.batch_indices), the same schedule and the same dropout stream.
+CPU by default, CUDA when present (or `device=`).
+
+The loss of a batch is the span loss (cross-entropy of the start and of the end token over
+the window's passage tokens, averaged over the windows that hold the answer) plus the
+answerability loss (binary cross-entropy over every window).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from courserag.embedders.e5_format import locate_model, read_e5
+from training.reader import checkpoints
+from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch
+from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
+from training.reader.sets import load_pins, pinned_examples, sha256_file
+from training.reader.tokens import ReaderTokenizer
+
+log = logging.getLogger(__name__)
+MASKED = -1e4  # a logit no real one comes near: positions outside the passage
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What a run is; written to RUN/config.json and read back on resume."""
+
+    sets: tuple[str, ...]
+    steps: int | None = None  # None: one pass over the training windows
+    batch_size: int = 16
+    max_tokens: int = 256
+    stride: int = 128
+    max_question_tokens: int = 64
+    max_unanswerable: int | None = 2  # windows without the answer kept per question
+    trainable_layers: int = 2
+    learning_rate: float = 5e-5
+    warmup: float = 0.1  # share of the steps
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    seed: int = 0
+    checkpoint_every: int = 500
+    max_examples: int | None = None  # per set, of its training part
+    log_every: int = 10
+
+    def __post_init__(self):
+        if not self.sets:
+            raise ValueError("sets must name at least one pinned set")
+        for name in ("batch_size", "checkpoint_every", "log_every"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0, but got {getattr(self, name)}")
+        if self.steps is not None and self.steps <= 0:
+            raise ValueError(f"steps must be > 0, but got {self.steps}")
+        if not 0 <= self.warmup < 1:
+            raise ValueError(f"warmup must be in [0, 1), but got {self.warmup}")
+
+    @property
+    def window(self) -> WindowConfig:
+        return WindowConfig(self.max_tokens, self.stride, self.max_question_tokens)
+
+    def to_json(self) -> dict:
+        return {**dataclasses.asdict(self), "sets": list(self.sets)}
+
+    @classmethod
+    def from_json(cls, record: dict) -> TrainConfig:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: (tuple(v) if k == "sets" else v) for k, v in record.items() if k in fields})
+
+
+@dataclass
+class TrainResult:
+    reader: Reader
+    step: int
+    total_steps: int
+    losses: list[float]
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    return torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+def hardware(device: torch.device) -> dict:
+    """What the model card needs to say about where it was trained."""
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name()
+    return {
+        "device": device.type,
+        "device_name": name,
+        "cpu_cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": str(torch.__version__),
+        "transformers": _version("transformers"),
+        "python": platform.python_version(),
+    }
+
+
+def schedule(step: int, total: int, warmup_steps: int) -> float:
+    """The learning rate's factor at `step`: 0 -> 1 over the warm-up, then down to 0 at `total`."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    return max(0.0, (total - step) / max(1, total - warmup_steps))
+
+
+def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(total, span, answerability) as the module's docstring says."""
+    outside = ~batch["passage_mask"]
+    answerable = batch["answerable"]
+    start = F.cross_entropy(out.start_logits.masked_fill(outside, MASKED), batch["start"], reduction="none")
+    end = F.cross_entropy(out.end_logits.masked_fill(outside, MASKED), batch["end"], reduction="none")
+    span = ((start + end) / 2 * answerable).sum() / answerable.sum().clamp(min=1)
+    answer = F.binary_cross_entropy_with_logits(out.answer_logits, answerable)
+    return span + answer, span, answer
+
+
+def run_record(config: TrainConfig, model_file: Path) -> dict:
+    """config.json: the configuration plus what it was run on."""
+    pins = load_pins()
+    return {
+        "config": config.to_json(),
+        "data": {name: {"sha256": pins.sha256(name), **_rule(pins, name)} for name in config.sets},
+        "base_model": {"file": Path(model_file).name, "sha256": sha256_file(model_file)},
+    }
+
+
+def train(
+    config: TrainConfig,
+    run: Path,
+    resume: bool = False,
+    device: str | None = None,
+    threads: int | None = None,
+    stop_at: int | None = None,
+    root: Path | None = None,
+) -> TrainResult:
+    """Train (or resume) the run in folder `run`; stop after step `stop_at` if given (a
+    checkpoint is written there), else at the configured number of steps."""
+    run = Path(run)
+    if threads:
+        torch.set_num_threads(threads)
+    model_file = locate_model()
+    record = run_record(config, model_file)
+    _check_run_folder(run, record, resume)
+    checkpoints.write_config(run, record)
+
+    torch.manual_seed(config.seed)
+    e5 = read_e5(model_file)
+    tokenizer = ReaderTokenizer(e5)
+    examples = pinned_examples(list(config.sets), "train", config.max_examples, config.seed, root)
+    data = featurize(examples, tokenizer, config.window, config.max_unanswerable, config.seed)
+    total = config.steps or -(-len(data.features) // config.batch_size)
+    target = min(total, stop_at) if stop_at else total
+    log.info("%d examples, %d windows, %d steps of %d", len(examples), len(data.features), total, config.batch_size)
+
+    where = pick_device(device)
+    reader = build_reader(e5, config.trainable_layers, config.seed).to(where)
+    optimizer = torch.optim.AdamW(_parameter_groups(reader, config.weight_decay), lr=config.learning_rate)
+    warmup_steps = int(config.warmup * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
+    step, elapsed = 0, 0.0
+    saved = checkpoints.latest(run) if resume else None
+    if saved:
+        state = checkpoints.load(saved)
+        load_trainable(reader, state["trainable"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["rng"])
+        step, elapsed = state["step"], state["elapsed_s"]
+        log.info("resumed %s at step %d", run, step)
+
+    reader.train()
+    losses = []
+    started = time.perf_counter()
+    window_started, window_steps = started, 0
+    while step < target:
+        chosen = batch_indices(len(data.features), config.batch_size, step, config.seed)
+        batch = _to_tensors(pad_batch([data.features[i] for i in chosen], tokenizer.pad), where)
+        loss, span, answer = reader_loss(reader(batch["input_ids"], batch["attention_mask"]), batch)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([p for p in reader.parameters() if p.requires_grad], config.max_grad_norm)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        window_steps += 1
+        losses.append(loss.item())
+        if step % config.log_every == 0 or step == target:
+            now = time.perf_counter()
+            line = {
+                "step": step,
+                "loss": round(loss.item(), 5),
+                "span_loss": round(span.item(), 5),
+                "answer_loss": round(answer.item(), 5),
+                "lr": scheduler.get_last_lr()[0],
+                "seconds_per_step": round((now - window_started) / window_steps, 3),
+            }
+            checkpoints.append_log(run, line)
+            log.info("step %(step)d loss %(loss).4f (span %(span_loss).4f, answer %(answer_loss).4f)", line)
+            window_started, window_steps = now, 0
+        if step % config.checkpoint_every == 0 or step == target:
+            checkpoints.save(
+                run,
+                step,
+                {
+                    "trainable": trainable_state(reader),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(),
+                    "rng": torch.get_rng_state(),
+                    "elapsed_s": elapsed + time.perf_counter() - started,
+                    "total_steps": total,
+                    "hardware": hardware(where),
+                },
+            )
+    return TrainResult(reader.train(False), step, total, losses)
+
+
+def _check_run_folder(run: Path, record: dict, resume: bool) -> None:
+    if not checkpoints.config_path(run).exists():
+        return
+    if not resume:
+        raise FileExistsError(f"{run} already holds a run; resume it (--resume) or choose another folder")
+    stored = checkpoints.read_config(run)
+    differ = sorted(k for k in record["config"] if stored["config"].get(k) != record["config"][k])
+    if differ or stored["data"] != record["data"] or stored["base_model"] != record["base_model"]:
+        what = ", ".join(differ) or "the data pins or the base model"
+        raise ValueError(f"{run} was started with other settings ({what}); resume it with its own config.json")
+
+
+def _parameter_groups(reader: Reader, weight_decay: float) -> list[dict]:
+    """AdamW's decay on the weight matrices only, not on biases and LayerNorms (as BERT)."""
+    decay, no_decay = [], []
+    for name, p in reader.named_parameters():
+        if p.requires_grad:
+            (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def _to_tensors(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
+    return {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
+
+
+def _rule(pins, name: str) -> dict:
+    entry = pins.entry(name)
+    rule = f"sha256({entry['held_out_key']}) % {pins.modulus} == {pins.remainder}"
+    return {"held_out": rule, "licence": entry.get("licence")}
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(package: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def time_steps(
+    trainable_layers: int, batch_size: int = 16, max_tokens: int = 256, steps: int = 3, device: str | None = None
+) -> list[float]:
+    """Seconds per training step on full-length rows of random ids (the first step, which
+    warms up, is not counted): what one step of a real run costs at this batch shape."""
+    where = pick_device(device)
+    reader = build_reader(read_e5(locate_model()), trainable_layers).to(where)
+    optimizer = torch.optim.AdamW([p for p in reader.parameters() if p.requires_grad], lr=1e-5)
+    rng = np.random.default_rng(0)
+    batch = {
+        "input_ids": torch.from_numpy(rng.integers(5, reader.words.rows, (batch_size, max_tokens))),
+        "attention_mask": torch.ones(batch_size, max_tokens, dtype=torch.int64),
+        "passage_mask": torch.ones(batch_size, max_tokens, dtype=torch.bool),
+        "start": torch.from_numpy(rng.integers(1, max_tokens, batch_size)),
+        "answerable": torch.ones(batch_size),
+    }
+    batch["end"] = batch["start"]
+    batch = {k: v.to(where) for k, v in batch.items()}
+    reader.train()
+    seconds = []
+    for _ in range(steps + 1):
+        started = time.perf_counter()
+        loss, _, _ = reader_loss(reader(batch["input_ids"], batch["attention_mask"]), batch)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if where.type == "cuda":
+            torch.cuda.synchronize()
+        seconds.append(time.perf_counter() - started)
+    return seconds[1:]
