@@ -10,9 +10,10 @@ answers the question at all (the answerability head). One module a job:
 - `weights`: the E5 file's weights as BERT's parameters, and the word-table lookup;
 - `model`: BertModel from those weights, the two heads, which layers train;
 - `train`: the loop (AdamW, warm-up then linear decay, checkpoints, resume);
+- `checkpoints`: a run's folder (config.json, log.jsonl, checkpoints written atomically);
 - `metrics`, `evaluate`: exact match, F1 and answerability accuracy on the held-out part;
 - `export`: only what differs from E5 (the trained layers and the heads) plus a manifest;
-- `cli`: `python -m training.reader train|evaluate|export`.
+- `cli`: `python -m training.reader train|evaluate|export|windows|time`.
 
 docs/READER.md says how to run it. Nothing here is on the product's run path.
 """
