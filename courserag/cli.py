@@ -19,6 +19,9 @@ from courserag.errors import CourseRagError
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
+# A batch's exit status counts its failed lines up to here (exit statuses stop at 255, and
+# 126-255 mean "not run" or "killed by a signal" to a shell).
+MAX_FAILED_STATUS = 100
 
 
 def _quiet_libraries() -> None:
@@ -149,7 +152,9 @@ def _run_eval(args) -> int:
 
 
 def _run_batch(engine, path: Path, default_course: str | None, session_id: str, scope: str) -> int:
-    """One JSON result a line; a bad line gets an {"error": ...} line and the batch goes on."""
+    """One JSON result a line. A line that fails, for any reason, gets an {"line", "error"}
+    line and the batch goes on; the exit status is the number of failed lines (at most
+    MAX_FAILED_STATUS), so a script can tell a clean batch (0) from one with failures."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -158,33 +163,35 @@ def _run_batch(engine, path: Path, default_course: str | None, session_id: str, 
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-            question = record["question"]
-            course = record.get("course") or default_course
-            if not course:
-                raise CourseRagError("plain", text="no course given on this line and no --course")
-            history = _history_of(record.get("history", []))
-            output = engine.ask(  # a batch test, not a learner: no content gap, no citation count
-                course,
-                question,
-                session_id=session_id,
-                scope=record.get("scope", scope),
-                history=history,
-                learner=False,
-            ).to_json()
-            output["question"] = question
-        except (ValueError, KeyError, TypeError) as exc:
-            failures += 1
-            output = {
-                "line": number,
-                "error": f"line {number} is not a {{question, course}} object ({type(exc).__name__})",
-            }
-        except CourseRagError as exc:
-            failures += 1
-            output = {"line": number, "error": str(exc)}
+        output = _batch_line(engine, number, line, default_course, session_id, scope)
+        failures += "error" in output
         print(json.dumps(output, ensure_ascii=False), flush=True)
-    return 0 if failures == 0 else EXIT_INPUT
+    if failures:
+        print(f'error: {failures} line(s) of {path} failed (see their "error" rows)', file=sys.stderr)
+    return min(failures, MAX_FAILED_STATUS)
+
+
+def _batch_line(engine, number: int, line: str, default_course: str | None, session_id: str, scope: str) -> dict:
+    """The result of one batch line, or {"line", "error"} saying why it has none."""
+    try:
+        record = json.loads(line)
+        question, history = record["question"], _history_of(record.get("history", []))
+        course, line_scope = record.get("course") or default_course, record.get("scope", scope)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return {"line": number, "error": f"line {number} is not a {{question, course}} object ({type(exc).__name__})"}
+    if not course:
+        return {"line": number, "error": "no course given on this line and no --course"}
+    try:
+        output = engine.ask(  # a batch test, not a learner: no content gap, no citation count
+            course, question, session_id=session_id, scope=line_scope, history=history, learner=False
+        ).to_json()
+    except CourseRagError as exc:
+        return {"line": number, "error": str(exc)}
+    except Exception as exc:  # an internal error answering one line must not end the batch
+        logging.getLogger(__name__).exception("batch line %d failed", number)
+        return {"line": number, "error": f"line {number}: an internal error ({type(exc).__name__})"}
+    output["question"] = question
+    return output
 
 
 def build_main(argv: Sequence[str] | None = None) -> int:

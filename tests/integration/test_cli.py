@@ -124,3 +124,76 @@ def test_a_follow_up_is_asked_with_its_history_from_a_file_and_in_a_batch(sample
     assert "LH-1" in room["answer"] and room["focus"] == ""
     # `focus` (an added field) names the item the follow-up pointed at; the answer is about it alone.
     assert second["focus"].startswith("RR case") and "RR case" in second["answer"] and "LL case" not in second["answer"]
+
+
+@pytest.mark.parametrize(
+    "question, catalog",
+    [
+        ("Which room is PHY2001 in?", "off"),  # a code no file of the course names
+        ("What is CSC3200?", None),  # a former code in the sample catalog
+        ("What is CSC9999?", None),  # a code of the course's shape that exists nowhere
+        ("CSC3020 是什么课？", None),  # a cross-listed code, asked in Chinese
+    ],
+)
+def test_a_code_nothing_names_is_refused_in_the_questions_language(sample_data, question, catalog):
+    env = {"CATALOG": catalog} if catalog else {}
+    proc = run(["ask", "--course", "csc3100", "--json", question], sample_data, **env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    check_contract(result)
+    assert "Traceback" not in proc.stderr
+    assert result["refused"] is True or result["citations"], result
+    if result["refused"] and "是" in question:
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in result["answer"]), result["answer"]
+
+
+def test_a_line_that_fails_is_an_error_row_and_the_batch_goes_on(sample_data, tmp_path):
+    batch = tmp_path / "questions.jsonl"
+    lines = [
+        json.dumps({"question": "Which room is PHY2001 in?", "course": "csc3100"}),
+        "not json at all",
+        json.dumps({"question": "What is the late policy for homework?", "course": "nope"}),
+        json.dumps(["a list, not an object"]),
+        json.dumps({"question": "What is the late policy for homework?", "course": "csc3100"}),
+    ]
+    batch.write_text("\n".join(lines), encoding="utf-8")
+    proc = run(["ask", "--batch", str(batch), "--json"], sample_data, CATALOG="off")
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(results) == 5, proc.stderr
+    assert results[0]["refused"] is True and "PHY2001" in results[0]["answer"]
+    assert [r.get("line") for r in results[1:4]] == [2, 3, 4] and all("error" in r for r in results[1:4])
+    assert "unknown course id 'nope'" in results[2]["error"]
+    check_contract(results[4])
+    assert results[4]["refused"] is False and results[4]["citations"]
+    # The exit status is the number of failed lines.
+    assert proc.returncode == 3 and "3 line(s)" in proc.stderr
+
+
+def test_an_internal_error_on_one_line_does_not_end_the_batch(tmp_path, capsys):
+    """Fault injection: whatever goes wrong inside the engine for one question, the other
+    lines are still answered and the failed one says which line it was."""
+    from courserag import cli
+
+    class Answered:
+        def __init__(self, question):
+            self.question = question
+
+        def to_json(self):
+            return {"answer": f"answer to {self.question}", "refused": False}
+
+    class FailingOnce:
+        def ask(self, course, question, **kwargs):
+            if question == "boom":
+                raise IndexError("list index out of range")
+            return Answered(question)
+
+    batch = tmp_path / "questions.jsonl"
+    batch.write_text(
+        "\n".join(json.dumps({"question": q, "course": "csc3100"}) for q in ("first", "boom", "third")),
+        encoding="utf-8",
+    )
+    status = cli._run_batch(FailingOnce(), batch, None, "cli-test", "both")
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1
+    assert rows[0]["answer"] == "answer to first" and rows[2]["answer"] == "answer to third"
+    assert rows[1] == {"line": 2, "error": "line 2: an internal error (IndexError)"}

@@ -268,6 +268,8 @@ def _refusal(
     """Why the best evidence does not answer the question ("" when it does). `meaning_only`:
     the question has no subject words, so no unit can name its subject; its meaning must do.
     `materials`: the script of the text the units are in, in one language ("en" or "zh", kinds.py)."""
+    if not ranked:
+        return "no_units"
     best = ranked[0]
     needed_margin = PARAMS.cross_on_subject_margin if cross_lingual else PARAMS.on_subject_margin
     on_subject = [c for c in ranked if c.coverage >= min_coverage or c.margin >= needed_margin]
@@ -349,9 +351,12 @@ def compose(
         naming = [
             c for c in ranked if all(code in _identifiers(f"{c.unit.heading} {c.unit.context}") for code in required)
         ]
-        if not any(c.coverage >= min_coverage for c in naming) and subject_tokens(
-            query.text, tuple(required) + tuple(ignore)
+        if not naming or (
+            not any(c.coverage >= min_coverage for c in naming)
+            and subject_tokens(query.text, tuple(required) + tuple(ignore))
         ):
+            # Nothing names the code ("Which room is PHY2001 in?" where no file mentions it):
+            # a refusal that points at the best unit of all, not an empty list to read from.
             return Composition((), True, "missing_code", ranked[0].n)
         ranked = naming
     subject = subject_tokens(query.text, tuple(ignore) + tuple(required))
@@ -387,8 +392,13 @@ def compose(
 
     reason, features = decide(ranked)
     if reason and word_vectors and query.chinese and not cross_lingual and not required:
-        ranked = candidates(
-            query, items, similarity, people, tuple(ignore), word_vectors, paraphrase=True, unit_model=unit_model
+        # The same question read through its words' dictionary senses; kept only when it
+        # still finds units to read.
+        ranked = (
+            candidates(
+                query, items, similarity, people, tuple(ignore), word_vectors, paraphrase=True, unit_model=unit_model
+            )
+            or ranked
         )
         reason, _ = decide(ranked)
     seen = tuple(features.items())
