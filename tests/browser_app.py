@@ -56,7 +56,7 @@ TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="module")
-def server(built_sample_data, embedder, tmp_path_factory):
+def server(request, built_sample_data, embedder, tmp_path_factory):
     from courserag.config.settings import Settings
     from courserag.courses.directory import load_course_directory
     from courserag.engine.facade import RagEngine
@@ -69,9 +69,12 @@ def server(built_sample_data, embedder, tmp_path_factory):
     shutil.copytree(built_sample_data, data)
     shutil.copy(PROJECT_ROOT / "course_directory.yaml", root / "course_directory.yaml")
     shutil.copytree(PROJECT_ROOT / "courses", root / "courses")
+    # A module may change its app's setting: `server_settings(root)` returns more Settings
+    # fields (a catalog of its own, say), made under the module's private folder.
+    more = getattr(request.module, "server_settings", lambda root: {})(root)
     # instructor_enabled shows the tab, as when the app starts with INSTRUCTOR_TOKEN set; the
     # token itself is read from the environment on every call (the instructor tests set it).
-    settings = Settings(data_dir=data, course_directory=root / "course_directory.yaml", instructor_enabled=True)
+    settings = Settings(data_dir=data, course_directory=root / "course_directory.yaml", instructor_enabled=True, **more)
     gate = Gate()
     engine = RagEngine(
         settings,

@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 @dataclass
 class FakeLLM:
     mode: str = "ok"  # ok | error500 | malformed | truncated | slow | refuse | trickle | keepalive | long
+    reply: str | None = None  # in mode "ok": this answer to every question, when set
     delay_s: float = 5.0
     trickle_limit: int = 400  # a trickle stops by itself after this many writes
     disconnected: threading.Event = field(default_factory=threading.Event)  # a trickling client went away
@@ -41,6 +42,8 @@ class FakeLLM:
         if "standalone search query" in body["messages"][0]["content"]:
             last = body["messages"][-1]["content"].rsplit("Last question:", 1)[-1].strip()
             return f"rewritten: {last} (late policy)"
+        if self.reply is not None:
+            return self.reply
         user = body["messages"][-1]["content"]
         numbers = re.findall(r'<source n="(\d+)"', user)
         first = numbers[0] if numbers else "1"

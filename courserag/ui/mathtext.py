@@ -67,7 +67,8 @@ def protect(text: str) -> tuple[str, list[str]]:
 
 
 def restore(rendered_html: str, maths: list[str]) -> str:
-    """The HTML with each slot holding its math again, escaped as text."""
+    """The HTML with each slot holding its math again, escaped as text, quotes too: a slot
+    may stand inside an attribute's value (a link's title)."""
     if not maths:
         return rendered_html
-    return _SLOT.sub(lambda m: html.escape(maths[int(m.group(1))], quote=False), rendered_html)
+    return _SLOT.sub(lambda m: html.escape(maths[int(m.group(1))]), rendered_html)

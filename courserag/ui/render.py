@@ -30,7 +30,7 @@ from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
 from courserag.ui.mathtext import normalize
 from courserag.ui.numbering import display_numbers
-from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block
+from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block, text_nodes
 from courserag.ui.sources import CODE_TYPES, highlight, is_prose, paragraphs
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
@@ -51,14 +51,21 @@ def _defused(part: str) -> str:
     return part
 
 
-def inert_links(text: str, marker=None) -> str:
-    """Markdown text with its link syntax defused outside code spans: a link written in an
-    uploaded note ("[click](http://…)", a bare "https://…") is shown, never made live.
-    Source markers "[n]" stay as they are, or become `marker(n)` when it is given; inside
-    math ("\\sqrt[3]{x}") a bracketed number is never a marker."""
+def inert_links(fragment: str, marker=None) -> str:
+    """Sanitized HTML with the link syntax of its text defused: a link written in an uploaded
+    note ("[click](http://…)", a bare "https://…") is shown, never made live. Source markers
+    "[n]" stay as they are, or become `marker(n)` when it is given; inside math
+    ("\\sqrt[3]{x}") and code a bracketed number is never a marker. Only text between tags
+    changes (text_nodes): what is put in can never land inside a tag or an attribute."""
+    return text_nodes(fragment, lambda text: _inert_text(text, marker), literal=("code", "pre"))
+
+
+def _inert_text(text: str, marker=None) -> str:
+    """One text node (escaped here) with its link syntax defused and its markers made."""
     parts = _CODE_SPANS.split(text)
     out = []
     for i, part in enumerate(parts):
+        part = html.escape(part)
         if not i % 2:
             pieces = _MATH_SPANS.split(part)
             for j, piece in enumerate(pieces):

