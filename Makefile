@@ -41,9 +41,11 @@ browser:
 test: setup-dev browser lint
 	$(PY) -m pytest
 
-# The edit loop: unit and contract tests without the slow ones (under two minutes on 2 cores).
+# The edit loop: unit and contract tests without the slow ones, then 500 of the generated
+# questions that `make test` asks 10,000 of (a few minutes on 2 cores).
 test-fast: setup-dev
 	$(PY) -m pytest tests/unit tests/contract tests/weaviate_server -m "not slow and not sample_index" -q
+	GENERATED_QUESTIONS=500 $(PY) -m pytest tests/integration/test_generated_questions.py -q
 
 lint: setup-dev
 	$(PY) -m ruff check .
