@@ -5,9 +5,8 @@ the course folders and course list, so instructor edits touch nothing in the rep
 the tests can look at the engine's session pools and at DATA_DIR). Each test opens its own
 browser context, which is a separate Gradio session. Indexing goes through a Gate
 (tests/browser_support.py), so "while a file is being indexed" and "while the course is
-rebuilt" are states a test waits for, never a race. The tests named `test_issue12_<point>_…`
-each cover one numbered point of issue 12. Screenshots of the main screens are saved (see
-SHOTS below).
+rebuilt" are states a test waits for, never a race. Screenshots of the main screens are saved
+(see SHOTS in tests/browser_app.py).
 """
 
 from __future__ import annotations
@@ -271,10 +270,10 @@ def test_instructor_tab_is_locked_without_the_token_and_works_with_it(page, serv
     assert not page.locator("#cr-instr-panel").is_visible()
 
 
-# -- issue 12, point by point ---------------------------------------------------------------
+# -- indexing, rebuilds, citations, language, feedback and layout, as learners meet them (issue 12) --
 
 
-def test_issue12_1_a_question_asked_while_a_file_is_indexing_says_so_and_is_no_content_gap(page, server, tmp_path):
+def test_a_question_asked_while_a_file_is_indexing_says_so_and_is_no_content_gap(page, server, tmp_path):
     refused_log = server.data / "refused_questions.jsonl"
     before = line_count(refused_log)
     pages = [f"Page {i}. The wombatium alloy melts at exactly 1234 kelvin, say the lab notes." for i in range(1, 13)]
@@ -300,9 +299,7 @@ def test_issue12_1_a_question_asked_while_a_file_is_indexing_says_so_and_is_no_c
     assert any(c["file"] == "alloy_notes.pdf" for c in citations(answer)) and "1234" in answer.inner_text()
 
 
-def test_issue12_2_a_rebuild_asks_first_and_learners_keep_being_answered_until_it_switches(
-    browser, page, server, instructor
-):
+def test_a_rebuild_asks_first_and_learners_keep_being_answered_until_it_switches(browser, page, server, instructor):
     refused_log = server.data / "refused_questions.jsonl"
     unlock(page)
     page.click("#cr-rebuild")
@@ -333,7 +330,7 @@ def test_issue12_2_a_rebuild_asks_first_and_learners_keep_being_answered_until_i
     assert server.engine.index_status("csc3100").state == "ready"
 
 
-def test_issue12_3_upload_progress_counts_pages_in_one_bar(page, server, tmp_path):
+def test_upload_progress_counts_pages_in_one_bar(page, server, tmp_path):
     pages = [f"Page {n}: the numbat ledger records entry {n} of the burrow census." for n in range(1, 41)]
     notes = pdf(tmp_path / "numbat_ledger.pdf", pages)
     server.gate.arm("numbat", threads=["upload"], after=1)  # hold after the first slice of passages
@@ -355,7 +352,7 @@ def test_issue12_3_upload_progress_counts_pages_in_one_bar(page, server, tmp_pat
 
 
 @pytest.mark.screenshots
-def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(page, server, tmp_path):
+def test_citations_open_the_cited_passage_for_every_format_and_origin(page, server, tmp_path):
     # A course PDF: [n] opens the panel; the passage is highlighted; the original opens at the page.
     answer = ask(page, "What is the default maximum load factor before rehashing?")
     cites = citations(answer)
@@ -417,7 +414,7 @@ def test_issue12_4_citations_open_the_cited_passage_for_every_format_and_origin(
         assert page.request.get(base + forbidden).status == 404
 
 
-def test_issue12_4_passages_are_cleaned_at_parse_time_and_links_in_notes_stay_inert(page, tmp_path):
+def test_passages_are_cleaned_at_parse_time_and_links_in_notes_stay_inert(page, tmp_path):
     ligature = "\ufb01" if DEJAVU.exists() else "fi"  # the core PDF font cannot draw "ﬁ"
     header = "Kangaroo Systems - internal handbook"
     pages = [
@@ -445,7 +442,7 @@ def test_issue12_4_passages_are_cleaned_at_parse_time_and_links_in_notes_stay_in
     assert answer.locator("a[href*='evil.example'], img[src*='evil.example']").count() == 0
 
 
-def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, tmp_path, instructor):
+def test_the_chinese_interface_is_chinese_throughout(browser, server, tmp_path, instructor):
     context, page = open_app(browser, server, locale="zh-CN")
     try:
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
@@ -494,9 +491,7 @@ def test_issue12_5_the_chinese_interface_is_chinese_throughout(browser, server, 
 
 
 @pytest.mark.screenshots
-def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_resolvable(
-    page, server, tmp_path, instructor
-):
+def test_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_resolvable(page, server, tmp_path, instructor):
     from courserag.instructor.feedback import FeedbackLog
 
     log = FeedbackLog(server.data)
@@ -531,7 +526,7 @@ def test_issue12_6_feedback_and_gaps_are_charged_to_the_right_file_grouped_and_r
 
 
 @pytest.mark.screenshots
-def test_issue12_7_narrow_screens_put_the_chat_first_and_ids_are_unique(browser, server):
+def test_narrow_screens_put_the_chat_first_and_ids_are_unique(browser, server):
     context, page = open_app(browser, server, width=420, height=820)
     try:
         title_lines = page.evaluate(
@@ -561,7 +556,7 @@ def test_issue12_7_narrow_screens_put_the_chat_first_and_ids_are_unique(browser,
 
 @pytest.mark.parametrize("width", [1366, 420])
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
-def test_issue12_7_accessibility_scan_finds_nothing_serious(browser, server, instructor, width, locale):
+def test_the_accessibility_scan_finds_nothing_serious(browser, server, instructor, width, locale):
     context, page = open_app(browser, server, width=width, height=900, locale=locale)
     try:
         if width < 768:
@@ -580,7 +575,7 @@ def test_issue12_7_accessibility_scan_finds_nothing_serious(browser, server, ins
         context.close()
 
 
-def test_issue12_8_a_reload_keeps_the_conversation_and_notes_or_says_they_were_cleared(browser, server, tmp_path):
+def test_a_reload_keeps_the_conversation_and_notes_or_says_they_were_cleared(browser, server, tmp_path):
     notes = tmp_path / "dingo_notes.md"
     notes.write_text("# Dingo\n\nThe dingo scheduler runs every 11 minutes.\n", encoding="utf-8")
     sessions = server.engine.sessions
@@ -613,7 +608,7 @@ def test_issue12_8_a_reload_keeps_the_conversation_and_notes_or_says_they_were_c
         context.close()
 
 
-def test_issue12_8_feedback_sits_beside_its_answer_chips_send_and_removal_is_one_click(page, tmp_path):
+def test_feedback_sits_beside_its_answer_chips_send_and_removal_is_one_click(page, tmp_path):
     assert page.locator("#cr-notes .cr-remove-file").count() == 0 and not page.locator("#cr-remove-names").is_visible()
     before = bot_messages(page).count()
     page.locator("#cr-examples button", has_text="Why is merge sort stable?").click()
@@ -637,16 +632,14 @@ def test_issue12_8_feedback_sits_beside_its_answer_chips_send_and_removal_is_one
     page.wait_for_function("!document.querySelector('#cr-notes')?.innerText.includes('emu_notes.txt')")
 
 
-def test_issue12_8_dropped_images_are_named_and_equations_kept(page, tmp_path):
+def test_dropped_images_are_named_and_equations_kept(page, tmp_path):
     log = upload(page, docx_with_equation_and_image(tmp_path / "capybara_physics.docx"))
     assert "✓ capybara_physics.docx" in log
     assert "1 image was left out" in log and "equation" not in log  # issue 21.7: equations are read
 
 
 @pytest.mark.screenshots
-def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(
-    browser, page, server, instructor, tmp_path
-):
+def test_the_instructor_workspace_adds_edits_and_removes_course_material(browser, page, server, instructor, tmp_path):
     unlock(page)
     addition = tmp_path / "week09_tries.md"
     addition.write_text(
@@ -696,7 +689,7 @@ def test_issue12_instructor_workspace_adds_edits_and_removes_course_material(
     assert "week09_tries.md" not in {r.source for r in server.engine.course_files("csc3100")}
 
 
-def test_issue12_instructor_tokens_can_be_per_course(page, monkeypatch):
+def test_instructor_tokens_can_be_per_course(page, monkeypatch):
     monkeypatch.setenv("INSTRUCTOR_TOKENS", "ds2010=ds-only-token-3e9a")
     unlock(page, "ds-only-token-3e9a")
     page.wait_for_selector("#cr-stats:has-text('ds2010')")

@@ -1,4 +1,4 @@
-"""Issue 21, point 3: instructor file actions that cannot lose work, in a real browser. An
+"""Instructor file actions that cannot lose work, in a real browser (issue 21, point 3). An
 upload whose name is taken asks "replace or keep both" (drawn under the upload box, inside
 the viewport) before anything is stored; files land in the folder picked; a removed or
 replaced file is restored from the trash. Every step waits for a settled page."""
@@ -88,7 +88,7 @@ def assert_prompt_in_view(page) -> None:
     assert wide <= 0, f"the page scrolls sideways by {wide} px"
 
 
-def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores(page, server, instructor, tmp_path):
+def test_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores(page, server, instructor, tmp_path):
     homework = server.root / "courses" / "csc3100" / "homework"
     unlock(page)
     try:
@@ -159,7 +159,7 @@ def test_issue21_3_a_taken_name_asks_replace_or_keep_both_and_the_trash_restores
 
 
 @pytest.mark.parametrize("width", [420, 360])
-def test_issue21_3_the_replace_or_keep_both_prompt_fits_a_phone(browser, server, instructor, tmp_path, width):
+def test_the_replace_or_keep_both_prompt_fits_a_phone(browser, server, instructor, tmp_path, width):
     syllabus = server.root / "courses" / "csc3100" / "syllabus.md"
     before = syllabus.read_bytes()
     context, page = open_app(browser, server, width=width, height=800)

@@ -1,4 +1,4 @@
-"""Issue 21, point 5: one language at a time. The page is used in English (a note uploaded,
+"""One language at a time (issue 21, point 5). The page is used in English (a note uploaded,
 answers and a refusal, the instructor tab unlocked), then switched to 中文 while unlocked;
 every visible string of both tabs (text, placeholders, accessible names, titles) must then
 be Chinese: an English word is allowed only in a file name, a course code, code, or the
@@ -90,9 +90,7 @@ def last_answer_text(page) -> str:
 
 
 @pytest.mark.screenshots
-def test_issue21_5_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(
-    browser, server, tmp_path, instructor
-):
+def test_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(browser, server, tmp_path, instructor):
     context, page = open_app(browser, server, width=1366, height=1000, locale="en-US")
     try:
         select_course(page, "DS2010 数据科学导论")

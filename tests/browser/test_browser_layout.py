@@ -1,6 +1,6 @@
-"""Issue 21, points 1 and 2: the page laid out from a 360 px phone to a desktop, checked by
-where things are drawn (bounding boxes inside the viewport and inside their boxes), not only
-by whether they exist. Every step waits for a settled page (tests/browser_support.py)."""
+"""The page laid out from a 360 px phone to a desktop, checked by where things are drawn
+(bounding boxes inside the viewport and inside their boxes), not only by whether they exist
+(issue 21, points 1 and 2). Every step waits for a settled page (tests/browser_support.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def open_sidebar(page) -> None:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_issue21_1_the_source_panel_is_a_whole_sheet_on_a_phone_scrolls_and_closes(browser, server, tmp_path, width):
+def test_the_source_panel_is_a_whole_sheet_on_a_phone_scrolls_and_closes(browser, server, tmp_path, width):
     # A short screen (a phone held sideways, a small laptop window): the passage must scroll.
     context, page = open_app(browser, server, width=width, height=SHORT)
     try:
@@ -97,7 +97,7 @@ def test_issue21_1_the_source_panel_is_a_whole_sheet_on_a_phone_scrolls_and_clos
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_issue21_1_the_sidebar_opens_in_view_and_the_course_in_use_is_always_shown(browser, server, width):
+def test_the_sidebar_opens_in_view_and_the_course_in_use_is_always_shown(browser, server, width):
     context, page = open_app(browser, server, width=width, height=HEIGHT)
     try:
         screen = viewport(page)
@@ -138,7 +138,7 @@ def test_issue21_1_the_sidebar_opens_in_view_and_the_course_in_use_is_always_sho
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_issue21_2_the_notes_table_fits_its_box_with_a_long_chinese_file_name(browser, server, tmp_path, width):
+def test_the_notes_table_fits_its_box_with_a_long_chinese_file_name(browser, server, tmp_path, width):
     context, page = open_app(browser, server, width=width, height=HEIGHT, locale="zh-CN")
     try:
         name = "第三周数据结构与算法课堂笔记二叉搜索树与平衡树的旋转操作详解以及红黑树的插入删除.docx"

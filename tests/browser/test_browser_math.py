@@ -1,4 +1,4 @@
-"""Issue 21, point 7: math that survives upload and is drawn as math. A notebook with `$θ_0$`
+"""Math that survives upload and is drawn as math (issue 21, point 7). A notebook with `$θ_0$`
 in a Markdown cell and a Word file of Office Math equations are uploaded; the answer and the
 source panel must show KaTeX's rendering (Gradio's bundled copy, no network), and no raw
 dollar sign or delimiter may be left on the screen."""
@@ -37,7 +37,7 @@ def _shows_math_only(locator, what: str) -> None:
         assert raw not in shown, (what, raw, shown)
 
 
-def test_issue21_7_latex_in_a_notebook_renders_in_the_answer_and_the_source_panel(page, tmp_path):
+def test_latex_in_a_notebook_renders_in_the_answer_and_the_source_panel(page, tmp_path):
     notebook = docgen.write(tmp_path, "capybara_regression.ipynb", docgen.notebook_bytes(NOTEBOOK_CELLS))
     upload(page, notebook)
     wait_ready(page, "capybara_regression.ipynb")
@@ -49,7 +49,7 @@ def test_issue21_7_latex_in_a_notebook_renders_in_the_answer_and_the_source_pane
     _shows_math_only(page.locator("#cr-sp-body"), "source panel")
 
 
-def test_issue21_7_word_equations_are_searchable_and_drawn_in_the_source_panel(page, tmp_path):
+def test_word_equations_are_searchable_and_drawn_in_the_source_panel(page, tmp_path):
     notes = docgen.write(tmp_path, "regression_notes.docx", om.math_docx_bytes())
     log = upload(page, notes)
     assert "✓ regression_notes.docx" in log and "equation" not in log

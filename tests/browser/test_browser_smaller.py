@@ -1,6 +1,7 @@
-"""Issue 21, the smaller points of 6, each as a learner meets it in the browser: citation
+"""Small display rules of the study tab, each as a learner meets it in the browser: citation
 numbers start at [1], a too-long question is a clear warning that keeps the text, "My notes"
-without notes says nothing was searched, a notebook's Markdown cell opens as prose."""
+without notes says nothing was searched, a notebook's Markdown cell opens as prose (issue 21,
+point 6)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_issue21_6_cited_sources_are_numbered_from_1_and_the_consulted_ones_follow(page, question):
+def test_cited_sources_are_numbered_from_1_and_the_consulted_ones_follow(page, question):
     answer = ask(page, question)
     cites = citations(answer)
     # text_content: the consulted sources sit in a closed <details>, where inner_text is empty
@@ -38,7 +39,7 @@ def test_issue21_6_cited_sources_are_numbered_from_1_and_the_consulted_ones_foll
     assert cited == list(range(1, len(cited) + 1)), cites
 
 
-def test_issue21_6_a_4425_character_question_is_a_warning_that_keeps_the_text(page):
+def test_a_question_over_the_length_limit_is_a_warning_that_keeps_the_text(page):
     question = ("How does a hash table resize when its load factor grows? " * 80)[:4425]
     before = bot_messages(page).count()
     page.fill("#cr-question textarea", question)
@@ -53,13 +54,13 @@ def test_issue21_6_a_4425_character_question_is_a_warning_that_keeps_the_text(pa
     assert page.locator("#cr-chat button[aria-label='Like'], #cr-chat button[aria-label='Dislike']").count() == 0
 
 
-def test_issue21_6_my_notes_without_notes_says_nothing_was_searched(page):
+def test_my_notes_without_notes_says_nothing_was_searched(page):
     choose_scope(page, "My notes")
     answer = ask(page, "What is the late policy for homework?").inner_text()
     assert "not uploaded any notes" in answer and "this course's materials" not in answer, answer
 
 
-def test_issue21_6_a_notebooks_markdown_cell_opens_as_prose(page, tmp_path):
+def test_a_notebooks_markdown_cell_opens_as_prose(page, tmp_path):
     cells = [
         {
             "markdown": "# Wombat heaps\n\nA wombat heap keeps the smallest burrow at its root, so the next burrow is found first."

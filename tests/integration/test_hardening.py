@@ -1,4 +1,5 @@
-"""The smaller findings of issue 14, and M7/M8 seen from the engine and the instructor tab.
+"""Limits and repairs seen from the engine and the instructor tab (issue 14's smaller findings,
+and M7/M8):
 
 - instructor tokens: counted per client, no sleep in a worker;
 - feedback logs: bounded and rotated, read from their tail, safe after a torn line;

@@ -1,4 +1,6 @@
-"""Issue 20's findings against the app as `app.py` starts it (tests/launched_app.py).
+"""The app as `app.py` starts it (tests/launched_app.py) holds against hostile clients: per-client
+limits, the files it serves, what a course token reaches, course names that are not text
+(issue 20's findings).
 
 Clients are told apart by the loopback address they connect from (127.0.0.2, .3, …: Linux
 routes all of 127/8 to lo), never by a header: no proxy is trusted here, as when the app runs
@@ -272,10 +274,10 @@ def test_add_files_refuses_a_file_of_another_course(app, tokens):
 
 
 def test_the_target_folder_is_checked_on_the_server_and_the_trash_is_never_served(app, tokens):
-    """Issue 21: a folder the page never offered ("../ds2010") is refused and nothing is
-    written (by the folder picker's choices, and behind them by the server's own check,
+    """A folder the page never offered ("../ds2010") is refused and nothing is written (by the
+    folder picker's choices, and behind them by the server's own check,
     tests/unit/instructor/test_course_files.py); a removed file waits in DATA_DIR/trash, which
-    no route serves."""
+    no route serves (issue 21)."""
     peer = Peer(app, "127.0.0.13")
     note = peer.upload("sneaky.md", b"# Sneaky\n\nA file aimed at another course.\n").json()[0]
     courses = app.root / "courses"

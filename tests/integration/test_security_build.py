@@ -1,5 +1,5 @@
-"""Issue 20, finding 8: a build against an unreachable Weaviate fails naming the URL, even when
-a local index exists (the read-side fallback is for learners' questions only)."""
+"""A build against an unreachable Weaviate fails naming the URL, even when a local index
+exists (the read-side fallback is for learners' questions only; issue 20, finding 8)."""
 
 from __future__ import annotations
 

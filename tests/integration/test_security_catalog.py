@@ -1,5 +1,6 @@
-"""Issue 40's catalog findings where they show: at `python app.py`'s start and in
-`rag_engine.py ask --json` (both run as real processes), and on the engine's answer.
+"""A bad or costly catalog never stops the app or hides a warning: at `python app.py`'s start and
+in `rag_engine.py ask --json` (both run as real processes), and on the engine's answer
+(issue 40's catalog findings).
 
 - Finding 4: a prerequisites cell nested 400 brackets deep (or a 3,000-course chain, in the
   cycle check) raised RecursionError, which is no CatalogError: app.py and `ask` stopped

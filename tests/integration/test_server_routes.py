@@ -1,6 +1,7 @@
-"""Issue 40's findings on Gradio's own routes, against the app as `app.py` starts it: the
-deep-link and monitoring routes (off), every file route (none serves an upload), the upload
-route's file count and folder sweep, and the course-file viewer's read of a large file.
+"""Gradio's own routes serve nothing they should not, against the app as `app.py` starts it:
+the deep-link and monitoring routes (off), every file route (none serves an upload), the
+upload route's file count and folder sweep, and the course-file viewer's read of a large file
+(issue 40's findings).
 
 The app and its clients are test_security_app.py's (`app`, `Peer`: one loopback address per
 client); this module gets an app of its own, so its counts touch no other test's.

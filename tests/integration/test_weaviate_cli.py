@@ -1,5 +1,6 @@
-"""Issue 3 end to end: build into Weaviate (the local wire-protocol server) with the real
-command-line entry points, then ask through the CLI and see citations come from Weaviate."""
+"""The Weaviate store end to end: build into Weaviate (the local wire-protocol server) with the
+real command-line entry points, then ask through the CLI and see citations come from Weaviate
+(issue 3)."""
 
 import json
 import time

@@ -1,6 +1,6 @@
-"""Issue 20's findings, at the level of the pure parts that close them: who a client is, the
-per-client counters and upload turns, the text a course directory may hold, the last good
-directory, feedback reads, a shared PDF stream read once, and where a build writes.
+"""The pure parts that keep hostile clients and files out: who a client is, the per-client
+counters and upload turns, the text a course directory may hold, the last good directory,
+feedback reads, a shared PDF stream read once, and where a build writes (issue 20's findings).
 The same findings through the app as `app.py` starts it: tests/integration/test_security_app.py."""
 
 from __future__ import annotations

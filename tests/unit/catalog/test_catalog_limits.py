@@ -1,4 +1,4 @@
-"""Issue 40's catalog findings: what a catalog or a question may cost (courserag/catalog/).
+"""What a catalog or a question may cost (courserag/catalog/; issue 40's catalog findings).
 
 - Finding 4: brackets nested hundreds deep, or a prerequisite chain thousands of courses
   long, raised RecursionError (not a CatalogError) while loading, and stopped the app. A

@@ -1,6 +1,6 @@
 """The numbers a learner sees on sources (courserag/ui/numbering.py, cited.renumber) and the
-other small display rules of issue 21, point 6: a notebook's Markdown cell shown as prose,
-and the course line of narrow screens."""
+other small display rules: a notebook's Markdown cell shown as prose, and the course line of
+narrow screens (issue 21, point 6)."""
 
 from __future__ import annotations
 
