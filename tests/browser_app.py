@@ -1,4 +1,4 @@
-"""The app and the browser the browser suites share (tests/test_browser*.py): one app per test
+"""The app and the browser the browser suites share (tests/browser/test_*.py): one app per test
 module (in a thread, over private copies of the built sample data and of the course folders
 and course list, so instructor edits touch nothing in the repository), Debian's Chromium, and
 the page steps that wait for a settled page (tests/browser_support.py) before they return.

@@ -1,4 +1,4 @@
-"""Helpers of the browser suite (tests/browser/test_browser.py): a gate that holds indexing at a chosen
+"""Helpers of the browser suite (tests/browser/): a gate that holds indexing at a chosen
 point (so "while a file is indexing" is a state the test waits for, not a race), page helpers,
 generated documents, and the axe-core accessibility scan."""
 

@@ -1,12 +1,23 @@
-"""One language at a time (issue 21, point 5). The page is used in English (a note uploaded,
-answers and a refusal, the instructor tab unlocked), then switched to 中文 while unlocked;
-every visible string of both tabs (text, placeholders, accessible names, titles) must then
-be Chinese: an English word is allowed only in a file name, a course code, code, or the
-learner's own words and the course's quoted text. A refusal's hint follows the interface
-language, whatever the question's."""
+"""The interface in one language at a time, in a real browser: it follows the browser's language
+and the switch; the Chinese interface is Chinese throughout (Gradio's own words, upload errors,
+citation places, a refusal's hint, the instructor tab); Gradio's progress announcements follow
+the interface language, not the browser's locale.
+
+Switched to 中文 while unlocked (issue 21, point 5): the page is used in English (a note
+uploaded, answers and a refusal, the instructor tab unlocked), then switched to 中文; every
+visible string of both tabs (text, placeholders, accessible names, titles) must then be
+Chinese: an English word is allowed only in a file name, a course code, code, or the learner's
+own words and the course's quoted text. A refusal's hint follows the interface language,
+whatever the question's.
+
+One app serves the module (tests/browser_app.py: in a thread, over private copies of the built
+sample data, the course folders and the course list); each test opens its own browser
+context, a separate Gradio session.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -14,12 +25,13 @@ import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
 from tests.browser_app import CHROMIUM, open_app, screenshot, select_course, unlock
-from tests.browser_support import ask, settle, upload, wait_ready
+from tests.browser_support import ask, citations, close_source, open_source, settle, upload, wait_ready
 
 pytestmark = pytest.mark.slow
 
 if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
     pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
 
 # Every visible string under the selected tab: text nodes, then the names a screen reader
 # or a tooltip says. Learners' words (their questions), quoted course text (passages, the
@@ -161,5 +173,75 @@ def test_gradio_progress_announcements_follow_the_interface_language_not_the_bro
         page.wait_for_function("window.__crSaid.some((text) => /完成|加载中/.test(text))")
         said = page.evaluate("window.__crSaid")
         assert not [text for text in said if re.search(r"[A-Za-z]", text)], said
+    finally:
+        context.close()
+
+
+@pytest.mark.screenshots
+def test_interface_follows_the_browser_language_and_the_switch(browser, server):
+    context, page = open_app(browser, server, locale="zh-CN")
+    try:
+        page.wait_for_selector("#cr-send:has-text('发送')")
+        assert "课程学习助手" in page.inner_text(".cr-header")
+        assert "课程资料 + 我的笔记" in page.inner_text("#cr-scope")
+        assert "授课语言" in page.inner_text("#cr-course-card") and "还没有上传笔记" in page.inner_text("#cr-notes")
+        select_course(page, "DS2010 数据科学导论")
+        answer = ask(page, "期中考试在什么时间、什么地点？")
+        assert citations(answer) and "课程资料" in answer.locator(".cr-badge").first.inner_text()
+        open_source(page, answer, 1)
+        screenshot(page, "chat_zh.png")
+        close_source(page)
+        page.locator("#cr-lang").get_by_text("English").click()
+        page.wait_for_selector("#cr-send:has-text('Send')")
+        assert "Taught in Chinese" in page.inner_text("#cr-course-card")
+        assert "Course materials + my notes" in page.inner_text("#cr-scope")
+    finally:
+        context.close()
+
+
+def test_the_chinese_interface_is_chinese_throughout(browser, server, tmp_path, instructor):
+    context, page = open_app(browser, server, locale="zh-CN")
+    try:
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+        assert "点击上传" in page.inner_text("#cr-upload")  # Gradio's own dropzone words
+        bad = tmp_path / "损坏.pdf"
+        bad.write_bytes(os.urandom(2048))
+        upload(page, bad)
+        error = page.inner_text("#cr-upload-log .cr-fail")
+        assert "损坏.pdf：" in error and not re.search(r"[A-Za-z]{4,}", error.replace("PDF", "")), error
+        select_course(page, "DS2010 数据科学导论")
+        answer = ask(page, "岭回归和 Lasso 有什么区别？")
+        locators = [c["locator"] for c in citations(answer)]
+        assert locators and not any(re.match(r"(page|slide|lines?|cells?|paragraphs?) \d", loc) for loc in locators), (
+            locators
+        )
+        answer = ask(page, "线性回归的损失函数是什么？")
+        pages = [c["locator"] for c in citations(answer) if c["file"].endswith(".pdf")]
+        assert pages and all(re.fullmatch(r"第 \d+ 页", loc) for loc in pages), citations(answer)
+        answer = ask(page, "火星上的咖啡馆几点开门？")
+        hint = answer.inner_text()
+        assert "换个说法" in hint and "课程资料 + 我的笔记" not in hint  # "both" was already searched
+
+        unlock(page)
+        page.wait_for_selector("#cr-instr-status:has-text('已解锁')")
+        page.wait_for_selector("#cr-stats:has-text('已索引')")
+        panel = page.inner_text("#cr-instr-panel")
+        for english in (
+            "Unlocked",
+            "passages indexed",
+            "Store in use",
+            "times cited",
+            "Index statistics",
+            "Update index",
+        ):
+            assert english not in panel and english not in page.inner_text("#cr-instr-status"), english
+        assert "文件" in page.inner_text("#cr-files-table") and "段落" in page.inner_text("#cr-files-table")
+        page.click("#cr-build")
+        page.wait_for_selector("#cr-build-summary:has-text('共 8 个文件')")
+
+        page.get_by_role("tab", name="学习").click()
+        page.locator("#cr-lang").get_by_text("English").click()
+        page.wait_for_function("document.documentElement.lang === 'en'")
+        page.wait_for_selector("#cr-upload:has-text('Click to Upload')")
     finally:
         context.close()

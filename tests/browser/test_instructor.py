@@ -1,7 +1,16 @@
-"""Instructor file actions that cannot lose work, in a real browser (issue 21, point 3). An
-upload whose name is taken asks "replace or keep both" (drawn under the upload box, inside
-the viewport) before anything is stored; files land in the folder picked; a removed or
-replaced file is restored from the trash. Every step waits for a settled page."""
+"""The instructor tab in a real browser: locked without the token (and again once it is unset),
+tokens per course, a build and batch questions, a rebuild that asks first while learners keep
+being answered, the course workspace (a file added, the course's details edited, the file
+removed), and file actions that cannot lose work (issue 21, point 3): an upload whose name is
+taken asks "replace or keep both" (drawn under the upload box, inside the viewport) before
+anything is stored; files land in the folder picked; a removed or replaced file is restored
+from the trash. Every step waits for a settled page.
+
+One app serves the module (tests/browser_app.py: in a thread, over private copies of the built
+sample data, the course folders and the course list); each test opens its own browser
+context, a separate Gradio session. The tests share the module's course folders, in order:
+each leaves csc3100 with the files it found (what it adds it removes again).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +20,150 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, open_app, unlock
-from tests.browser_support import duplicate_ids, settle
+from tests.browser_app import CHROMIUM, TOKEN, line_count, open_app, screenshot, unlock
+from tests.browser_support import ask, citations, duplicate_ids, settle
 
 pytestmark = pytest.mark.slow
 
 if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
     pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
+
+def test_instructor_tab_is_locked_without_the_token_and_works_with_it(page, server, monkeypatch):
+    answer = ask(page, "Who won the 1966 World Cup?")
+    assert citations(answer) == []  # refused, so it is a content gap
+    page.get_by_role("tab", name="Instructor").click()
+    # no INSTRUCTOR_TOKEN on the server: everything stays locked, whatever is typed
+    page.fill("#cr-token input", TOKEN)
+    page.click("#cr-unlock")
+    page.wait_for_selector("#cr-instr-status:has-text('turned off')")
+    assert not page.locator("#cr-instr-panel").is_visible()
+
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", TOKEN)
+    page.fill("#cr-token input", "not-the-token")
+    page.click("#cr-unlock")
+    page.wait_for_selector("#cr-instr-status:has-text('not correct')")
+    assert not page.locator("#cr-instr-panel").is_visible()
+
+    page.fill("#cr-token input", TOKEN)
+    page.click("#cr-unlock")
+    page.wait_for_selector("#cr-instr-status:has-text('Unlocked')")
+    page.wait_for_selector("#cr-stats:has-text('passages indexed')")
+    assert "local" in page.inner_text("#cr-stats")
+    assert "syllabus.md" in page.inner_text("#cr-files-table")
+
+    page.click("#cr-build")
+    page.wait_for_selector("#cr-build-summary:has-text('csc3100: 8 files')")
+    assert "0 failed" in page.inner_text("#cr-build-summary")
+
+    page.fill("#cr-batch-questions textarea", "What is the late policy for homework?\nWho won the 1998 World Cup?")
+    page.click("#cr-batch-run")
+    page.wait_for_selector("#cr-batch-table:has-text('refused')")
+    table = page.inner_text("#cr-batch-table")
+    assert "answered" in table and "syllabus.md" in table
+    assert "Who won the 1966 World Cup?" in page.inner_text("#cr-gaps-table")  # refused in the Study tab
+    body = page.inner_text("body")
+    assert TOKEN not in body and TOKEN not in page.content()
+
+    # the token is checked on every call: once it is unset on the server, the tab locks again
+    monkeypatch.delenv("INSTRUCTOR_TOKEN")
+    page.click("#cr-refresh")
+    page.wait_for_selector("#cr-instr-status:has-text('turned off')")
+    assert not page.locator("#cr-instr-panel").is_visible()
+
+
+def test_a_rebuild_asks_first_and_learners_keep_being_answered_until_it_switches(browser, page, server, instructor):
+    refused_log = server.data / "refused_questions.jsonl"
+    unlock(page)
+    page.click("#cr-rebuild")
+    page.wait_for_selector("#cr-rebuild-question:has-text('Rebuild')")
+    assert "current index" in page.inner_text("#cr-rebuild-question")
+    page.click("#cr-rebuild-no")
+    page.wait_for_selector("#cr-rebuild-question", state="hidden")
+    assert page.inner_text("#cr-build-summary") == ""  # nothing happened
+
+    server.gate.arm("Late policy", threads=["instructor-build"])  # syllabus.md, the last file
+    learner_ctx, learner = open_app(browser, server)
+    try:
+        page.click("#cr-rebuild")
+        page.click("#cr-rebuild-yes")
+        page.wait_for_selector("#cr-instr-progress progress")
+        assert server.gate.holding.wait(60), "the rebuild never reached syllabus.md"
+        page.wait_for_selector("#cr-instr-progress:has-text('8: syllabus.md')")
+        before = line_count(refused_log)
+        answer = ask(learner, "What is the late policy for homework?")
+        assert any(c["origin"] == "course" for c in citations(answer)), "the course went offline during the rebuild"
+        learner.reload()
+        learner.wait_for_function("/indexed/.test(document.querySelector('#cr-course-card')?.innerText || '')")
+        assert line_count(refused_log) == before
+    finally:
+        server.gate.release()
+        learner_ctx.close()
+    page.wait_for_selector("#cr-build-summary:has-text('csc3100: 8 files, 8 indexed')")
+    assert server.engine.index_status("csc3100").state == "ready"
+
+
+@pytest.mark.screenshots
+def test_the_instructor_workspace_adds_edits_and_removes_course_material(browser, page, server, instructor, tmp_path):
+    unlock(page)
+    addition = tmp_path / "week09_tries.md"
+    addition.write_text(
+        "# Week 9: Tries\n\nA trie stores the quagga dictionary with one node per letter.\n", encoding="utf-8"
+    )
+    page.set_input_files("#cr-instr-upload input[type=file]", [str(addition)])
+    page.wait_for_selector("#cr-build-summary:has-text('week09_tries.md was added')")
+    assert "1 indexed" in page.inner_text("#cr-build-summary")
+    page.wait_for_selector("#cr-files-table:has-text('week09_tries.md')")
+    assert (server.root / "courses" / "csc3100" / "week09_tries.md").is_file()
+
+    learner_ctx, learner = open_app(browser, server)
+    try:
+        answer = ask(learner, "How does a trie store the quagga dictionary?")
+        assert any(c["file"] == "week09_tries.md" and c["origin"] == "course" for c in citations(answer))
+    finally:
+        learner_ctx.close()
+
+    page.fill("#cr-course-name input, #cr-course-name textarea", "CSC3100 Data Structures and Algorithms")
+    page.click("#cr-course-save")
+    page.wait_for_selector("#cr-details-note:has-text('Saved')")
+    assert "CSC3100 Data Structures and Algorithms" in (server.root / "course_directory.yaml").read_text(
+        encoding="utf-8"
+    )
+    learner_ctx, learner = open_app(browser, server)
+    try:
+        learner.wait_for_selector("#cr-course-card:has-text('CSC3100 Data Structures and Algorithms')")
+        learner.click("#cr-course input")
+        assert learner.get_by_role("option", name="CSC3100 Data Structures and Algorithms").count() == 1
+    finally:
+        learner_ctx.close()
+    page.fill("#cr-course-name input, #cr-course-name textarea", "CSC3100 Data Structures")
+    page.click("#cr-course-save")
+    page.wait_for_function(
+        "document.querySelector('#cr-course-name input, #cr-course-name textarea').value === 'CSC3100 Data Structures'"
+    )
+    screenshot(page, "instructor_workspace.png")
+
+    page.click("#cr-file-pick input")
+    page.get_by_role("option", name="week09_tries.md").click()
+    page.click("#cr-file-remove")
+    page.wait_for_selector("#cr-remove-question:has-text('week09_tries.md')")
+    page.click("#cr-remove-yes")
+    page.wait_for_selector("#cr-build-summary:has-text('moved to the course')")
+    assert not (server.root / "courses" / "csc3100" / "week09_tries.md").exists()
+    assert "week09_tries.md" not in page.inner_text("#cr-files-table")
+    assert "week09_tries.md" not in {r.source for r in server.engine.course_files("csc3100")}
+
+
+def test_instructor_tokens_can_be_per_course(page, monkeypatch):
+    monkeypatch.setenv("INSTRUCTOR_TOKENS", "ds2010=ds-only-token-3e9a")
+    unlock(page, "ds-only-token-3e9a")
+    page.wait_for_selector("#cr-stats:has-text('ds2010')")
+    page.click("#cr-instr-course input")
+    options = [o.inner_text().replace("✓", "").strip() for o in page.get_by_role("option").all()]
+    assert options == ["DS2010 数据科学导论"], options
+
+
+# -- file actions that cannot lose work --------------------------------------------------------
 
 SLACK = 0.5  # sub-pixel rounding of bounding boxes
 

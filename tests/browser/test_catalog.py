@@ -1,17 +1,25 @@
 """The Catalog tab in a real browser (issue 23): the roadmap at two widths and in two
 languages, a course card on a click, and the chat switching to the course's workspace.
 
-Uses the app and browser of tests/browser/test_browser.py (one app per module, real model, sample
-courses and the sample catalog)."""
+Uses the app and browser of tests/browser_app.py (one app per module, real model, sample
+courses and the sample catalog).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.browser.test_browser import CHROMIUM, browser, open_app, screenshot, server  # noqa: F401  (fixtures)
+from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
+from tests.browser_app import CHROMIUM, open_app, screenshot
 from tests.browser_support import ask, citations
 
 pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
+    pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
 
 WORDS = {
     "en-US": {
@@ -55,7 +63,7 @@ def _fits(page) -> bool:
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 @pytest.mark.parametrize("width", [1366, 420])
-def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat(browser, server, width, locale):  # noqa: F811
+def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat(browser, server, width, locale):
     words = WORDS[locale]
     context, page = open_app(browser, server, width=width, height=900, locale=locale)
     try:
@@ -89,7 +97,7 @@ def test_the_roadmap_lists_a_program_and_a_click_selects_the_course_for_the_chat
         context.close()
 
 
-def test_a_catalog_answer_cites_its_row_in_the_source_list(browser, server):  # noqa: F811
+def test_a_catalog_answer_cites_its_row_in_the_source_list(browser, server):
     context, page = open_app(browser, server)
     try:
         answer = ask(page, "How many credits is DS2010?")

@@ -1,6 +1,10 @@
 """The page laid out from a 360 px phone to a desktop, checked by where things are drawn
 (bounding boxes inside the viewport and inside their boxes), not only by whether they exist
-(issue 21, points 1 and 2). Every step waits for a settled page (tests/browser_support.py)."""
+(issue 21, points 1 and 2). Every step waits for a settled page (tests/browser_support.py).
+
+Narrow screens put the chat first with ids unique, and the axe-core scan finds nothing serious
+on either tab, at a desktop and a phone width, in both languages.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,25 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, open_app, select_course
-from tests.browser_support import ask, citations, docx, open_source, settle, upload, wait_ready
+from tests.browser_app import CHROMIUM, open_app, screenshot, select_course, unlock
+from tests.browser_support import (
+    ask,
+    axe_violations,
+    citations,
+    close_source,
+    docx,
+    duplicate_ids,
+    open_source,
+    settle,
+    upload,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.slow
 
 if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it first
     pytest.skip(f"{CHROMIUM} is missing (run scripts/ensure_chromium.sh)", allow_module_level=True)
+
 
 WIDTHS = [360, 420, 1366]
 NARROW = 768  # theme.NARROW
@@ -163,5 +179,55 @@ def test_the_notes_table_fits_its_box_with_a_long_chinese_file_name(browser, ser
             assert_inside(box(page, f"#cr-notes .cr-remove-file[data-name='{name}']"), notes_box, "remove button")
         assert_inside(notes_box, viewport(page) | {"height": 10**6}, "notes block")
         no_sideways_scroll(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.screenshots
+def test_narrow_screens_put_the_chat_first_and_ids_are_unique(browser, server):
+    context, page = open_app(browser, server, width=420, height=820)
+    try:
+        title_lines = page.evaluate(
+            """() => { const h = document.querySelector('.cr-header h1'); const r = document.createRange();
+                const node = [...h.childNodes].find(n => n.textContent.includes('Assistant'));
+                const start = node.textContent.indexOf('Assistant'); r.setStart(node, start); r.setEnd(node, start + 9);
+                return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }"""
+        )
+        assert title_lines == 1, "the title breaks inside a word"
+        chat = page.locator("#cr-chat").bounding_box()
+        assert chat["y"] < 400, chat
+        assert not page.locator("#cr-course").is_visible()
+        toggle = page.locator("#cr-sidebar-toggle")
+        assert toggle.get_attribute("aria-expanded") == "false"
+        toggle.click()
+        page.wait_for_selector("#cr-course", state="visible")
+        assert toggle.get_attribute("aria-expanded") == "true"
+        assert page.locator("#cr-course").bounding_box()["y"] >= -1  # opened at the top of the page (issue 21)
+        answer = ask(page, "What is the late policy for homework?")
+        screenshot(page, "narrow.png")
+        assert duplicate_ids(page) == []
+        open_source(page, answer, 1)
+        screenshot(page, "narrow_source_panel.png", full_page=False)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1366, 420])
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_accessibility_scan_finds_nothing_serious(browser, server, instructor, width, locale):
+    context, page = open_app(browser, server, width=width, height=900, locale=locale)
+    try:
+        if width < 768:
+            page.click("#cr-sidebar-toggle")
+        answer = ask(page, "What is the late policy for homework?" if locale == "en-US" else "作业迟交怎么办？")
+        if citations(answer):
+            open_source(page, answer, int(citations(answer)[0]["n"]))
+            assert axe_violations(page) == [], "study tab with the source panel open"
+            close_source(page)
+        assert axe_violations(page) == [], "study tab"
+        unlock(page)
+        page.wait_for_selector("#cr-stats:has-text('csc3100')")
+        assert axe_violations(page) == [], "instructor tab"
+        assert duplicate_ids(page) == []
     finally:
         context.close()
