@@ -1,5 +1,5 @@
 """Does LlamaIndex earn its place in the Weaviate store? The measurements behind the answer
-in README "Weaviate Cloud".
+in docs/WEAVIATE.md.
 
     python -m bench.weaviate_llamaindex [--chunks 2000] [--runs 5] [--json PATH]
 

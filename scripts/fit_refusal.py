@@ -77,7 +77,7 @@ SOURCES = (
 # many). All must be refused. Fit: the asked set's fitting questions in the host's fitting
 # courses; val: the other halves, reported only. English questions in a Chinese course are
 # reported, not fitted on: fitted on, they taught the model to refuse XQuAD en->zh's
-# answerable questions (false refusals 0.000 -> 0.050 on its val rows; docs/EVALUATION.md).
+# answerable questions (false refusals 0.000 -> 0.050 on its val rows; docs/DECISIONS.md).
 OFF_TOPIC = (
     ("squad_v1_dev", "syllabusqa_dev", "course", "fit", 150),
     ("syllabusqa_dev", "squad_v1_dev", "course", "fit", 150),
@@ -93,14 +93,14 @@ OFF_TOPIC = (
 # Features not fitted. The language flags are kept, knowingly confounded: the fitting sets
 # across languages (XQuAD) have no "no answer" question, so their weights say "a question
 # across languages is usually answerable". Leaving out cross_lingual, chinese and
-# cross_margin was measured (docs/EVALUATION.md): on SyllabusQA val it did worse than the
+# cross_margin was measured (docs/DECISIONS.md): on SyllabusQA val it did worse than the
 # hand-set rules at every threshold with as many "no answer" questions refused.
 LEFT_OUT: tuple[str, ...] = ()
 # Fitted on every set: SyllabusQA's train split gives the negatives (its "no answer"
 # questions), the Wikipedia sets answerable questions in both languages and across them.
 # With 186 SyllabusQA questions that mix did worse on SyllabusQA val than SyllabusQA alone;
 # with 1,000 it does as well there and refuses fewer answerable CMRC questions
-# (docs/EVALUATION.md). FIT_SETS=a,b fits on others.
+# (docs/DECISIONS.md). FIT_SETS=a,b fits on others.
 EVERY_SET = "syllabusqa_dev,squad_v1_dev,cmrc2018_dev,xquad_zh2en_dev,xquad_en2zh_dev,off_topic"
 FIT_SETS = tuple(filter(None, os.environ.get("FIT_SETS", EVERY_SET).split(",")))
 REPORTED_MAX = 300  # bench.answers asks answer_eval --max 300 of each Wikipedia set

@@ -99,7 +99,7 @@ class RetrievalSettings:
     top_k: int = setting("TOP_K", 4)
     # Each path returns candidate_multiplier * top_k candidates…
     candidate_multiplier: int = setting("CANDIDATE_MULTIPLIER", 2)
-    # …but at least this many for the hybrid ranker (docs/EVALUATION.md).
+    # …but at least this many for the hybrid ranker (docs/DECISIONS.md).
     min_candidates: int = setting("MIN_CANDIDATES", 50)
     # Share of a candidate's best sentence in the similarity that orders it (hybrid ranker,
     # courserag/retrieval/sentence_vectors.py); 0 orders by chunk vectors alone.
@@ -149,7 +149,7 @@ class Settings:
     embedding_backend: str = setting("EMBEDDING_BACKEND", "onnx-int8")
     # Intra-op threads of torch and FAISS (they share one OpenMP pool) and onnxruntime.
     # 1 by default: on a shared 2-core machine two spinning threads per request made a
-    # question 3-5x slower (docs/PERFORMANCE.md); 0 = the libraries' default (one per core).
+    # question 3-5x slower (docs/DECISIONS.md); 0 = the libraries' default (one per core).
     cpu_threads: int = setting("CPU_THREADS", 1)
     # Chunks are sized in the embedding model's tokens (see courserag/ingest/chunking.py); the
     # effective size is also kept inside the model's window and the per-chunk answer budget.

@@ -45,7 +45,7 @@ MAX_BATCH = 32
 # Passage batches run on this many threads (each single-threaded in onnxruntime, which
 # releases the GIL): an upload uses both cores. The batches are the ones a single thread would
 # run, so the vectors are the same (int8 activations are quantized per batch). A 50-page PDF:
-# 7.1 s to first answer with one thread, 5.1 s with two (README, Performance).
+# 7.1 s to first answer with one thread, 5.1 s with two (docs/DECISIONS.md).
 PASSAGE_WORKERS = 2
 
 

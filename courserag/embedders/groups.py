@@ -9,7 +9,7 @@ Each group is embedded in calls of its own, never beside another group's texts: 
 model quantizes its activations per batch, so a vector differs a little (up to 0.014 in
 cosine) with what shares its batch. Kept this way, a group's vectors are exactly the ones a
 fresh embedding gives, and an answer never depends on the questions asked before it
-(docs/EVALUATION.md, "Speed: unit vectors kept per source").
+(docs/DECISIONS.md, "Unit vectors kept per source").
 
 With an embedder that gives token states (E5), each unit's are kept beside its vector, from
 the same run: the composer also measures how well the question's tokens each find their

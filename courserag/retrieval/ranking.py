@@ -34,7 +34,7 @@ class RankWeights:
 
 # Weights of the z-normalised similarity and BM25, plus the raw share of question words.
 # With the multilingual embedder both signals count in both languages (measured:
-# docs/EVALUATION.md); a candidate in the other language than the question has next to no
+# docs/DECISIONS.md); a candidate in the other language than the question has next to no
 # BM25 score, so its rank rests on the vector, as it must.
 ENGLISH_WEIGHTS = RankWeights(vector=0.5, lexical=0.5, overlap=0.1)
 CHINESE_WEIGHTS = RankWeights(vector=0.5, lexical=0.5, overlap=0.1)
@@ -62,7 +62,7 @@ IDENTIFIER_BONUS = 100.0
 # EVIDENCE_FLOOR there is nothing to answer from at all and retrieval refuses outright; between
 # the two, the extractive answer's fitted decision weighs the best relevance with the rest
 # of its evidence (answers/extractive/refusal.py): the gate alone, hand-set, refused 20 of
-# SyllabusQA val's answerable questions (docs/EVALUATION.md, "Retrieval's gate becomes
+# SyllabusQA val's answerable questions (docs/DECISIONS.md, "Retrieval's gate becomes
 # evidence").
 ENGLISH_GATE = 0.30
 CHINESE_GATE = 0.30

@@ -284,7 +284,7 @@ class LocalCourseStore:
             chunks.extend(Chunk.from_dict(c) for c in payload["chunks"])
             # Intern each segment's tokens as it is read, so its parsed copies die here:
             # kept until the end, 12M short-lived strings fragment the heap between the
-            # long-lived chunks (1 GB of RSS at 100k chunks, see docs/PERFORMANCE.md).
+            # long-lived chunks (1 GB of RSS at 100k chunks, see docs/DECISIONS.md).
             tokens.extend([intern(t) for t in doc] for doc in payload["tokens"])
             del payload
         index = ChunkIndex(self.dim, self.name)

@@ -419,7 +419,7 @@ def compose(
         # unit for each asked kind of fact it does not hold, then a second passage where the
         # first leaves room. The likeliest passages are read again whole within one language
         # only: across languages both models embed them (29 ms for two runs, 18 ms within
-        # one), for +0.003-0.004 correct on XQuAD (docs/EVALUATION.md).
+        # one), for +0.003-0.004 correct on XQuAD (docs/DECISIONS.md).
         reread_model = load_reread_model() if reread_model == "shipped" else reread_model
         reread = (
             reread_choice(reread_model, passage_similarity, query.floor)

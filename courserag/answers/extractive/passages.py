@@ -174,7 +174,7 @@ def best_passages(
     then, unless a list or a description fills the budget on its own, the run the model
     rates highest among those that fit in what the first leaves of its budget, from
     elsewhere: a one-sentence answer leaves room for the second likeliest place, at no more
-    words than a longer first run would take (docs/EVALUATION.md, "A description asked for,
+    words than a longer first run would take (docs/DECISIONS.md, "A description asked for,
     and a second passage…")."""
     runs = passages(ranked, lambda c: budget_for(c.unit.text, long_answer))
     scored = list(zip([model.logit(f) for f in passage_features(runs, ranked, cross_lingual)], runs))

@@ -8,11 +8,11 @@ the question, whether it reads like a heading or a contents line), is weighed by
 fitted on training questions only: SyllabusQA's train split and the fitting titles of
 SQuAD, cmrc2018 and XQuAD (`scripts/fit_units.py`, which reproduces unit_weights.json). A
 unit's label was whether it holds the reference answer (answer_eval.py's judge on its text
-alone). It orders the quotes by default (docs/EVALUATION.md, "The fitted unit order").
+alone). It orders the quotes by default (docs/DECISIONS.md, "The fitted unit order").
 Its strongest feature is the token match (embedders/groups.py): how well each of the
 question's E5 tokens finds its match in the unit, which reads a short fact ("Quizzes (10
 total)") and a sentence across languages better than one vector of each; with it the whole
-vector's margin weighs next to nothing (docs/EVALUATION.md, "Token match").
+vector's margin weighs next to nothing (docs/DECISIONS.md, "Token match").
 """
 
 from __future__ import annotations

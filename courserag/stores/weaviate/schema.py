@@ -12,7 +12,7 @@ the `index_format` it was written in; chunks of an older format make the model g
 for a rebuild.
 
 The object layout is the one LlamaIndex's `WeaviateVectorStore.add` writes (the store used
-to write through it; see README "Weaviate Cloud" for why it no longer does): the text under
+to write through it; see docs/WEAVIATE.md for why it no longer does): the text under
 `text`, every metadata key as a top-level property, and `_node_content` (the node as JSON),
 `_node_type`, `document_id`, `doc_id`, `ref_doc_id`. Collections written before keep
 working, and LlamaIndex can still read what we write. The object UUID is

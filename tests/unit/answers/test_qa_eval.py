@@ -137,7 +137,7 @@ def test_the_sample_courses_answer_the_dev_questions(engine):
     # 11 of the 15 questions the materials do not answer are refused (0.733): the final
     # exam's room, ECE3050's exam date, suffix arrays and bagging are answered with what is
     # nearest since the refusal stopped requiring kinds of fact its detectors miss in real
-    # material (kinds.py; docs/EVALUATION.md, "Passages, and kinds the detectors see").
+    # material (kinds.py; docs/DECISIONS.md, "Kinds of fact required only where the detectors see them").
     assert summary["refuse_ok"] >= 0.70, report.table()
     assert summary["cited"] >= 0.85, report.table()
 
