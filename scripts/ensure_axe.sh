@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The accessibility scan in tests/browser/test_browser.py injects axe-core into the page. Fetch the
+# The accessibility scan in tests/browser/test_layout.py injects axe-core into the page. Fetch the
 # pinned release from the npm registry once (npm pack: no node_modules, no install scripts).
 set -euo pipefail
 VERSION="${AXE_CORE_VERSION:-4.14.1}"

@@ -1,7 +1,7 @@
 """How the app looks: the Gradio theme, our CSS and script, and the launch options that carry them.
 
 Colours are chosen for a contrast of at least 4.5:1 on their backgrounds in light and dark
-mode (checked by the axe-core scan in tests/browser/test_browser.py). On narrow screens (≤ 768 px)
+mode (checked by the axe-core scan in tests/browser/test_layout.py). On narrow screens (≤ 768 px)
 the chat comes first and the course/notes sidebar folds behind a toggle.
 """
 

@@ -197,6 +197,20 @@ def test_a_question_over_the_length_limit_is_a_warning_that_keeps_the_text(page)
     assert page.locator("#cr-chat button[aria-label='Like'], #cr-chat button[aria-label='Dislike']").count() == 0
 
 
+@pytest.mark.parametrize(
+    "question, said",
+    [
+        ("What is CSC3200?", "CSC3200"),  # a former code in the sample catalog
+        ("What is CSC9999?", "CSC9999"),  # a code of the course's shape that exists nowhere
+        ("CSC3020 是什么课？", "CSC3020"),  # a cross-listed code, asked in Chinese
+    ],
+)
+def test_a_code_nothing_answers_is_refused_with_its_reason_not_an_error(page, question, said):
+    answer = ask(page, question).inner_text()
+    assert "Something went wrong" not in answer and "出错了" not in answer, answer
+    assert said in answer, answer
+
+
 def test_my_notes_without_notes_says_nothing_was_searched(page):
     choose_scope(page, "My notes")
     answer = ask(page, "What is the late policy for homework?").inner_text()
