@@ -26,8 +26,9 @@ from typing import Sequence
 import numpy as np
 
 from courserag.embedders.base import Embedder, l2_normalize
-from courserag.embedders.e5_convert import OUTPUT, PRECISIONS, TOKENS, converted_model
+from courserag.embedders.e5_convert import PRECISIONS, converted_model
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
+from courserag.embedders.e5_outputs import OUTPUT, TOKENS
 from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError

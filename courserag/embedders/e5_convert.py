@@ -31,10 +31,8 @@ from courserag.errors import ConfigError
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "int8")
-# The model's outputs: the sentence vector (before L2 normalisation) and the last layer's
-# token states. Bumped when e5_graph.py changes what the model computes, so an older
-# conversion is not reused (2: the token states became the second output).
-OUTPUT, TOKENS = "embedding", "token_states"
+# Bumped when e5_graph.py changes what the model computes (its outputs: e5_outputs.py), so an
+# older conversion is not reused (2: the token states became the second output).
 GRAPH_REVISION = 2
 
 

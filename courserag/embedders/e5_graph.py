@@ -28,8 +28,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from courserag.embedders.e5_convert import OUTPUT, TOKENS  # a change here bumps its GRAPH_REVISION
 from courserag.embedders.e5_format import E5File
+from courserag.embedders.e5_outputs import OUTPUT, TOKENS  # a change here bumps e5_convert.GRAPH_REVISION
 
 OPSET = 17
 IR_VERSION = 8  # the IR of opset 17: any onnxruntime that runs the opset loads it

@@ -88,3 +88,80 @@ def test_each_layer_imports_only_what_it_may(path):
     for name in imports:
         allowed = ENTRY_LAYERS.get(unit(name))
         assert allowed is None or source in allowed, f"{module} imports {name} from a layer above it"
+
+
+def own_modules_imported(path: Path, modules: set[str]) -> set[str]:
+    """The product modules `path` imports anywhere in it (at the top, inside a function, or
+    for type checking only): `from pkg import mod` counts as `pkg.mod` when that is a module."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.update(
+                f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                for alias in node.names
+            )
+    return names & modules
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (strongly connected
+    components of more than one), found without recursion."""
+    order, low, on_stack, stack, found, counter = {}, {}, set(), [], [], 0
+    for root in sorted(edges):
+        if root in order:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        order[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == order[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        found.append(sorted(group))
+            elif child not in order:
+                order[child] = low[child] = counter
+                counter += 1
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges.get(child, ())))))
+            elif child in on_stack:
+                low[node] = min(low[node], order[child])
+    return found
+
+
+@pytest.mark.parametrize(
+    "edges, expected",
+    [
+        ({"a": {"b"}, "b": set()}, []),
+        ({"a": {"b"}, "b": {"a"}}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+        ({"a": {"a"}}, []),
+    ],
+)
+def test_circles_are_found(edges, expected):
+    assert circles(edges) == expected
+
+
+def test_modules_import_each_other_without_a_circle():
+    """Not even hidden in a function or behind TYPE_CHECKING: a circle means two modules
+    share an idea that belongs in a third (e5_outputs.py, extractive/candidate.py)."""
+    paths = {module_name(path): path for path in MODULES if path.name != "__init__.py"}
+    modules = set(paths)
+    edges = {name: own_modules_imported(path, modules) - {name} for name, path in paths.items()}
+    assert circles(edges) == []

@@ -30,7 +30,7 @@ from courserag.answers.extractive.logistic import Logistic, parsed_weights, read
 from courserag.answers.extractive.params import PARAMS
 
 if TYPE_CHECKING:
-    from courserag.answers.extractive.compose import Candidate
+    from courserag.answers.extractive.candidate import Candidate
 
 WEIGHTS_FILE = Path(__file__).with_name("passage_weights.json")
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 
 if TYPE_CHECKING:
-    from courserag.answers.extractive.compose import UnitSimilarity
+    from courserag.answers.extractive.candidate import UnitSimilarity
     from courserag.answers.extractive.passages import Passage
 
 WEIGHTS_FILE = Path(__file__).with_name("reread_weights.json")

@@ -16,7 +16,7 @@ from courserag.answers.extractive.params import PARAMS
 from courserag.lang.intent import Ask
 
 if TYPE_CHECKING:
-    from courserag.answers.extractive.compose import Candidate
+    from courserag.answers.extractive.candidate import Candidate
 
 
 def newer_first(

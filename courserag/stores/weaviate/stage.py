@@ -3,21 +3,35 @@ replaced whole as it is put, and the files the build did not put are deleted on 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from courserag.records import Chunk
 from courserag.retrieval.sentence_vectors import SentenceVectors
 
-if TYPE_CHECKING:
-    from courserag.stores.weaviate.store import WeaviateCourseStore
+
+class FileWrites(Protocol):
+    """What a stage needs of the store it writes to (WeaviateCourseStore): a file's chunks
+    replaced whole, and a file removed."""
+
+    def replace_file(
+        self,
+        course_id: str,
+        source: str,
+        file_hash: str,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        sentences: SentenceVectors | None = None,
+    ) -> None: ...
+
+    def delete_file(self, course_id: str, source: str) -> None: ...
 
 
 class WeaviateStage:
     """CourseStage for Weaviate: per-file replaces, then the files not put are deleted."""
 
-    def __init__(self, store: WeaviateCourseStore, course_id: str, before: set[str]):
+    def __init__(self, store: FileWrites, course_id: str, before: set[str]):
         self.store = store
         self.course_id = course_id
         self.before = before
