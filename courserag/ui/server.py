@@ -27,7 +27,7 @@ every launch — `app.py`, the tests' fixtures — gets the same guard:
   timings of every instructor endpoint, public).
 - **Direct, non-queued calls from a session Gradio has never seen create no session state**:
   their `session_hash` is dropped, so they cannot push real learners' state out of Gradio's
-  store. (Upload pools do not depend on that store any more: see courserag/ui/sessions.py.)
+  store. (Upload pools do not depend on that store any more: see courserag/ui/study/sessions.py.)
 
 A "client" is the socket's peer, or what a configured trusted proxy says it is
 (`TRUSTED_PROXIES`, see courserag/ui/clients.py): a client cannot choose its own address.

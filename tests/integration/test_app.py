@@ -289,7 +289,7 @@ def test_citation_block_escapes_text_and_links_course_pdfs_at_the_page():
 def test_answer_text_keeps_code_but_not_raw_html():
     from courserag.ui import escape_markdown_html
 
-    # Rendered on the server and sanitized (courserag/ui/sanitize.py): code stays code, and
+    # Rendered on the server and sanitized (courserag/ui/rendering/sanitize.py): code stays code, and
     # a "<" is text everywhere, inside code too (issue 14, M2).
     assert escape_markdown_html("if a<b then `x<y` and\n```\nif (i<n) {}\n```") == (
         '<div class="cr-md"><p>if a&lt;b then <code>x&lt;y</code> and</p>&#10;'

@@ -357,7 +357,7 @@ def test_the_course_directory_says_who_teaches_the_course_with_a_checkable_citat
     import json
     from dataclasses import replace
 
-    from courserag.ui.render import course_link, render_citations
+    from courserag.ui.rendering.render import course_link, render_citations
 
     # Without a catalog (with one, the catalog's sections say who teaches: test_catalog_answers.py).
     engine = RagEngine(replace(engine.settings, catalog=None), engine.directory, engine.store, engine.embedder)

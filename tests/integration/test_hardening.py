@@ -59,13 +59,13 @@ def test_a_throttled_client_is_told_how_long_to_wait(monkeypatch):
     from types import SimpleNamespace
 
     from courserag.instructor import tools as instructor
-    from courserag.ui.instructor_tab import InstructorTab
+    from courserag.ui.instructor.tab import InstructorTab
 
     monkeypatch.setenv("INSTRUCTOR_TOKEN", TOKEN)
     monkeypatch.setattr(instructor, "THROTTLE", TokenThrottle(max_failures=2))
-    monkeypatch.setattr("courserag.ui.instructor_tab.THROTTLE", instructor.THROTTLE)
+    monkeypatch.setattr("courserag.ui.instructor.tab.THROTTLE", instructor.THROTTLE)
     monkeypatch.setattr(
-        "courserag.ui.instructor_tab.check_token",
+        "courserag.ui.instructor.tab.check_token",
         lambda token, course_id, client: instructor.check_token(token, course_id, client, instructor.THROTTLE),
     )
     tab = InstructorTab.__new__(InstructorTab)

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from courserag.config.settings import ServerLimits, Settings
-from courserag.ui.sessions import SessionIndex, valid_sid
+from courserag.ui.study.sessions import SessionIndex, valid_sid
 
 pytestmark = pytest.mark.slow  # a real engine over the sample index
 

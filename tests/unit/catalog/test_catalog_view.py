@@ -1,4 +1,4 @@
-"""The Catalog tab's HTML (courserag/ui/catalog_view.py): roadmap and card, both languages."""
+"""The Catalog tab's HTML (courserag/ui/roadmap/views.py): roadmap and card, both languages."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from courserag.catalog.load import load_catalog
-from courserag.ui.catalog_view import card_html, program_choices, roadmap_html
+from courserag.ui.roadmap.views import card_html, program_choices, roadmap_html
 
 SAMPLE = Path(__file__).resolve().parents[3] / "catalog"
 FALL, SPRING = date(2026, 12, 1), date(2027, 3, 1)

@@ -104,7 +104,7 @@ def test_redirects_questions_about_own_notes_and_batch_tests_are_no_gaps(study_a
 
 
 def test_an_answer_marked_wrong_is_a_gap_with_the_sources_it_used(study_app):
-    from courserag.ui.instructor_views import gaps_table
+    from courserag.ui.instructor.views import gaps_table
 
     _, _, turns, payload = run_ask(study_app, "What is the late policy for homework?")
     assert not payload["refused"] and study_app.feedback.gap_groups("csc3100") == []

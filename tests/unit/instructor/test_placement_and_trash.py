@@ -105,7 +105,7 @@ def test_an_unknown_trash_entry_is_refused(tmp_path, entry_id):
 )
 def test_the_trash_picker_says_what_each_entry_is_and_until_when(lang, reason, label):
     from courserag.instructor.trash import TrashEntry
-    from courserag.ui.instructor_views import folder_choices, trash_choices
+    from courserag.ui.instructor.views import folder_choices, trash_choices
 
     removed = 1_800_000_000.0  # 2027-01-15 08:00 UTC
     entry = TrashEntry("a" * 32, "week1/a.md", reason, removed, removed + 30 * DAY_S)

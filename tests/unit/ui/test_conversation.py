@@ -1,4 +1,4 @@
-from courserag.ui.turns import ChatTurn, conversation
+from courserag.ui.study.turns import ChatTurn, conversation
 
 
 def turn(question, answer, course="csc3100"):

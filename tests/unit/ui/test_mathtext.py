@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.ui.mathtext import normalize
-from courserag.ui.render import answer_text_html, render_citations
-from courserag.ui.sanitize import markdown_html
+from courserag.ui.rendering.mathtext import normalize
+from courserag.ui.rendering.render import answer_text_html, render_citations
+from courserag.ui.rendering.sanitize import markdown_html
 
 
 @pytest.mark.parametrize(

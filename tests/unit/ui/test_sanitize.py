@@ -16,8 +16,14 @@ import pytest
 
 from courserag.i18n.messages import Notice
 from courserag.results import Answer
-from courserag.ui.render import escape_markdown_html, format_answer, render_citations, render_notes, render_upload_log
-from courserag.ui.sanitize import answer_html, clean_html, markdown_html, text_html
+from courserag.ui.rendering.render import (
+    escape_markdown_html,
+    format_answer,
+    render_citations,
+    render_notes,
+    render_upload_log,
+)
+from courserag.ui.rendering.sanitize import answer_html, clean_html, markdown_html, text_html
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DOCS = {"csc3100": PROJECT_ROOT / "courses" / "csc3100"}

@@ -1,4 +1,4 @@
-"""The numbers a learner sees on sources (courserag/ui/numbering.py, cited.renumber) and the
+"""The numbers a learner sees on sources (courserag/ui/rendering/numbering.py, cited.renumber) and the
 other small display rules: a notebook's Markdown cell shown as prose, and the course line of
 narrow screens (issue 21, point 6)."""
 
@@ -8,9 +8,9 @@ import pytest
 
 from courserag.answers.cited import renumber
 from courserag.retrieval.session_pool import UploadedFile
-from courserag.ui.numbering import display_numbers
-from courserag.ui.render import format_reply, render_course_chip, render_notes
-from courserag.ui.sources import is_prose
+from courserag.ui.rendering.numbering import display_numbers
+from courserag.ui.rendering.render import format_reply, render_course_chip, render_notes
+from courserag.ui.rendering.sources import is_prose
 
 
 def cites(*numbers: int) -> list[dict]:

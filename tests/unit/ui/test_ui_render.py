@@ -14,10 +14,10 @@ from courserag.i18n.locators import say_locator
 from courserag.i18n.ui_texts import t
 from courserag.ingest.progress import PendingUpload
 from courserag.ui.files import file_url, heading_lines, resolve
-from courserag.ui.persist import restore, snapshot
-from courserag.ui.render import format_reply, inert_links, render_citations, render_notes
-from courserag.ui.sources import highlight, paragraphs
-from courserag.ui.turns import ChatTurn
+from courserag.ui.rendering.render import format_reply, inert_links, render_citations, render_notes
+from courserag.ui.rendering.sources import highlight, paragraphs
+from courserag.ui.study.persist import restore, snapshot
+from courserag.ui.study.turns import ChatTurn
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DOCS = {"csc3100": PROJECT_ROOT / "courses" / "csc3100", "ds2010": PROJECT_ROOT / "courses" / "ds2010"}
@@ -171,7 +171,7 @@ def test_the_notes_table_shows_progress_until_a_file_is_searchable():
 
 
 def test_a_reload_finds_its_session_by_key_and_the_id_never_leaves_the_server():
-    from courserag.ui.sessions import SessionIndex
+    from courserag.ui.study.sessions import SessionIndex
 
     released = []
     index = SessionIndex(released.append, grace_s=0)

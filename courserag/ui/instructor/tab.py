@@ -5,8 +5,8 @@ one is switched in), statistics, feedback and content gaps, batch test questions
 The tab is shown when the server was started with INSTRUCTOR_TOKEN or INSTRUCTOR_TOKENS,
 but hiding it is a courtesy, not the lock: every handler re-checks the token for the course
 it acts on (courserag.instructor.tools.check_token), and the handlers are private (not callable
-through the client libraries). Words and tables come from instructor_views.py; the file
-actions (folders, "replace or keep both", the trash) from instructor_files.py.
+through the client libraries). Words and tables come from views.py; the file
+actions (folders, "replace or keep both", the trash) from files.py.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.tools import THROTTLE, InstructorTools, check_token, token_courses
-from courserag.ui import instructor_views as views
 from courserag.ui.clients import ClientPolicy
-from courserag.ui.instructor_files import BUILD_OUTPUTS, ROOT, FileActions
-from courserag.ui.labels import Labels
+from courserag.ui.instructor import views
+from courserag.ui.instructor.files import BUILD_OUTPUTS, ROOT, FileActions
+from courserag.ui.rendering.labels import Labels
 from courserag.ui.server import client_address
 
 _LOCK_MESSAGE = {"disabled": "instr_disabled", "missing": "instr_locked", "wrong": "instr_wrong"}
@@ -346,6 +346,6 @@ class InstructorTab(FileActions):
 
     def build_tab(self, labels: Labels, course_choices: list, first_course: str | None, visible: bool, lang_state):
         """The tab's widgets and wiring (inside an open gr.Blocks)."""
-        from courserag.ui.instructor_layout import build_instructor_tab
+        from courserag.ui.instructor.layout import build_instructor_tab
 
         build_instructor_tab(self, labels, course_choices, first_course, visible, lang_state)

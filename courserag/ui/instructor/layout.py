@@ -1,4 +1,4 @@
-"""The Instructor tab's widgets and their wiring to the handlers of instructor_tab.py.
+"""The Instructor tab's widgets and their wiring to the handlers of tab.py.
 
 Every event is private (no client-library endpoint); the token and the course travel with
 each call and are checked by the handler.
@@ -11,8 +11,8 @@ import gradio as gr
 from courserag.i18n.ui_texts import t
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.instructor.placement import ROOT
-from courserag.ui import instructor_views as views
-from courserag.ui.labels import Labels
+from courserag.ui.instructor import views
+from courserag.ui.rendering.labels import Labels
 
 
 def build_instructor_tab(

@@ -11,8 +11,8 @@ from __future__ import annotations
 import gradio as gr
 
 from courserag.i18n.ui_texts import normalize_lang
-from courserag.ui.catalog_view import card_html, program_choices, roadmap_html
-from courserag.ui.labels import Labels
+from courserag.ui.rendering.labels import Labels
+from courserag.ui.roadmap.views import card_html, program_choices, roadmap_html
 
 # Each course button sends its code with the roadmap block's click (as the notes' ✕ buttons do).
 CLICK_JS = (

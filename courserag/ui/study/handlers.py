@@ -1,8 +1,8 @@
-"""The Study tab's handlers: course, chat, feedback, and what a reload brings back (uploads: study_uploads.py).
+"""The Study tab's handlers: course, chat, feedback, and what a reload brings back (uploads: uploads.py).
 
 Handlers only translate between widgets and the engine; every answer, upload and index
-operation is the engine's job, every word and HTML block comes from courserag/ui/render.py
-and courserag/i18n/ui_texts.py. Layout and wiring are in courserag/ui/layout.py.
+operation is the engine's job, every word and HTML block comes from courserag/ui/rendering/render.py
+and courserag/i18n/ui_texts.py. Layout and wiring are in courserag/ui/study/layout.py.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from courserag.instructor.feedback import FeedbackLog
 from courserag.instructor.gap_rules import REDIRECT_MODE
 from courserag.results import Answer, IndexStatus
 from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
-from courserag.ui.persist import Restored, restore, snapshot
-from courserag.ui.render import (
+from courserag.ui.rendering.render import (
     answer_citations,
     escape_markdown_html,
     format_answer,
@@ -32,10 +31,11 @@ from courserag.ui.render import (
     render_course_chip,
     render_notes,
 )
-from courserag.ui.sanitize import text_html
-from courserag.ui.sessions import SessionIndex, new_sid
-from courserag.ui.study_uploads import UploadHandlers
-from courserag.ui.turns import ChatTurn, conversation, find_turn, replace_turn
+from courserag.ui.rendering.sanitize import text_html
+from courserag.ui.study.persist import Restored, restore, snapshot
+from courserag.ui.study.sessions import SessionIndex, new_sid
+from courserag.ui.study.turns import ChatTurn, conversation, find_turn, replace_turn
+from courserag.ui.study.uploads import UploadHandlers
 
 log = logging.getLogger(__name__)
 

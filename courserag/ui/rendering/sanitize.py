@@ -18,7 +18,7 @@ notes to another site on display. So:
   renderer takes it as one raw HTML block and never reinterprets text inside it
   (`one_block`). Newlines become `&#10;`, which is still a line break inside `<pre>`.
 
-LaTeX in any of them (`$θ_0$`) is delimited for the page's KaTeX by courserag/ui/mathtext.py.
+LaTeX in any of them (`$θ_0$`) is delimited for the page's KaTeX by courserag/ui/rendering/mathtext.py.
 
 The Content-Security-Policy of courserag/ui/server.py forbids remote images and scripts
 as a second line of defence.
@@ -33,7 +33,7 @@ from typing import Callable, Collection
 
 import nh3
 
-from courserag.ui.mathtext import normalize, protect, restore
+from courserag.ui.rendering.mathtext import normalize, protect, restore
 
 __all__ = ["answer_html", "clean_html", "markdown_html", "one_block", "text_html", "text_nodes"]
 

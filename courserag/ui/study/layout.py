@@ -1,4 +1,4 @@
-"""The Study tab's widgets and their wiring to the handlers of courserag/ui/study.py.
+"""The Study tab's widgets and their wiring to the handlers of courserag/ui/study/handlers.py.
 
 Stable API names for gradio_client: ask, upload, remove_upload, list_uploads, select_course,
 clear. Everything else is private. On narrow screens the chat column comes first and the
@@ -16,9 +16,9 @@ import gradio as gr
 
 from courserag.i18n.ui_texts import t
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
-from courserag.ui.labels import Labels
-from courserag.ui.mathtext import DELIMITERS as MATH_DELIMITERS
-from courserag.ui.study import MAX_EXAMPLES, StudyApp
+from courserag.ui.rendering.labels import Labels
+from courserag.ui.rendering.mathtext import DELIMITERS as MATH_DELIMITERS
+from courserag.ui.study.handlers import MAX_EXAMPLES, StudyApp
 
 UPLOAD_TYPES = sorted(SUPPORTED_EXTENSIONS)
 STORAGE_KEY = "courserag-tab"
@@ -143,7 +143,7 @@ def build_study_tab(app: StudyApp, labels: Labels, lang_state, sid) -> StudyWidg
                     elem_id="cr-chat",
                     buttons=["copy"],
                     feedback_options=("Like", "Dislike"),
-                    latex_delimiters=MATH_DELIMITERS,  # the server delimits all math so (ui/mathtext.py)
+                    latex_delimiters=MATH_DELIMITERS,  # the server delimits all math so (ui/rendering/mathtext.py)
                     text={"label": "chat_label", "placeholder": "chat_placeholder"},
                 )
                 with gr.Group(visible=False, elem_classes=["cr-feedback"]) as feedback_box:

@@ -1,6 +1,6 @@
 """The Study tab's upload handlers: a learner's files into their session's pool, with progress.
 
-A mixin of `StudyApp` (courserag/ui/study.py), kept apart so each module has one job; it uses
+A mixin of `StudyApp` (courserag/ui/study/handlers.py), kept apart so each module has one job; it uses
 the app's `engine`, `settings`, `sessions`, `clients` and its notes-table helpers.
 """
 
@@ -17,8 +17,8 @@ import gradio as gr
 from courserag.i18n.messages import render
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.ui.clients import request_client
-from courserag.ui.render import render_upload_log, upload_line
-from courserag.ui.sessions import new_sid
+from courserag.ui.rendering.render import render_upload_log, upload_line
+from courserag.ui.study.sessions import new_sid
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ The one wording of answers, citations, upload results, the notes table and the c
 lives here (the words themselves in courserag/i18n/messages.py and courserag/i18n/ui_texts.py). Text
 from outside — answers quoting sources, file names, questions — is escaped here, links in it
 are made inert (the only links in an answer are ours, to cited course files), and every HTML
-block this module returns goes through the sanitizer of courserag/ui/sanitize.py.
+block this module returns goes through the sanitizer of courserag/ui/rendering/sanitize.py.
 
 An answer's `[n]` markers become buttons; its sources are listed cited first, the others
 under a collapsed "also consulted". Each source carries its passage (hidden, cleaned, the
@@ -28,10 +28,10 @@ from courserag.ingest.progress import PendingUpload
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
-from courserag.ui.mathtext import normalize
-from courserag.ui.numbering import display_numbers
-from courserag.ui.sanitize import answer_html, clean_html, markdown_html, one_block, text_nodes
-from courserag.ui.sources import CODE_TYPES, highlight, is_prose, paragraphs
+from courserag.ui.rendering.mathtext import normalize
+from courserag.ui.rendering.numbering import display_numbers
+from courserag.ui.rendering.sanitize import answer_html, clean_html, markdown_html, one_block, text_nodes
+from courserag.ui.rendering.sources import CODE_TYPES, highlight, is_prose, paragraphs
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 _MARKER = re.compile(r"\[(\d{1,3})\]")

@@ -3,7 +3,8 @@ browser's storage (`gr.BrowserState`), and what to say when it cannot.
 
 The stored value is plain data: the session's reload key (sessions.py; never the session id
 itself), when it was saved, the course, language and scope, the names of the uploaded notes,
-and the answered turns (question, answer text and citations). The conversation is rendered again from that data on load (render.py), never
+and the answered turns (question, answer text and citations). The conversation is rendered
+again from that data on load (rendering/render.py), never
 taken from stored HTML. Within SESSION_IDLE_MINUTES of the last save the conversation comes
 back, and the notes too while the server still holds the session's pool; otherwise the
 learner is told plainly what was cleared.
@@ -14,8 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from courserag.ui.sessions import valid_sid
-from courserag.ui.turns import ChatTurn
+from courserag.ui.study.sessions import valid_sid
+from courserag.ui.study.turns import ChatTurn
 
 VERSION = 1
 MAX_TURNS = 20  # the last answers kept (each carries its cited passages)

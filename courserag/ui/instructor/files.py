@@ -17,7 +17,7 @@ from courserag.errors import CourseRagError
 from courserag.i18n.messages import Notice
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.placement import ROOT
-from courserag.ui import instructor_views as views
+from courserag.ui.instructor import views
 
 BUILD_OUTPUTS = 13  # status, panel, summary, stats, files, cited, gaps, progress, confirm, 4 pickers
 _HIDE = {"visible": False}

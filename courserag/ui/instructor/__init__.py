@@ -1,0 +1,2 @@
+"""The Instructor tab (token-checked on every call): handlers, layout and wiring, its tables,
+and the course-file actions."""
