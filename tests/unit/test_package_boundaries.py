@@ -1,7 +1,9 @@
 """The layers of the product, enforced: the package never imports the tools around it, its
 packages import each other without a circle, the language layer stands alone, answering
 reads retrieval only through its hand-off types, and only the entry layers import the
-engine and the UI."""
+engine and the UI. Inside the UI, its feature packages (the Study, Instructor and roadmap
+tabs) do not import each other, and the rendering they share and the shell's helpers import no
+feature."""
 
 from __future__ import annotations
 
@@ -165,3 +167,42 @@ def test_modules_import_each_other_without_a_circle():
     modules = set(paths)
     edges = {name: own_modules_imported(path, modules) - {name} for name, path in paths.items()}
     assert circles(edges) == []
+
+
+# The UI: feature packages (one per tab) over the rendering they share and the shell's helpers.
+UI = PRODUCT / "ui"
+UI_FEATURES = ("study", "instructor", "roadmap")
+# What each part of the UI may import of the UI (besides itself): a feature reads rendering/ and
+# these helpers of the shell (who a client is, the server's client address, course-file links);
+# rendering/ reads only the course-file links; the shell's helpers read only each other. Only
+# the shell's app.py (`build_demo`) and the package's __init__.py compose the features.
+UI_SHELL_HELPERS = {"clients", "server", "files", "theme", "launch"}
+UI_MAY_IMPORT = {
+    **{feature: {"rendering", "clients", "server", "files"} for feature in UI_FEATURES},
+    "rendering": {"files"},
+    **{helper: UI_SHELL_HELPERS for helper in UI_SHELL_HELPERS},
+}
+UI_MODULES = sorted(path for path in UI.rglob("*.py") if path.parent != UI or path.stem in UI_SHELL_HELPERS)
+
+
+def ui_part(module: str) -> str:
+    """The part of the UI a module is in: a sub-package, a top-level module of the shell, or ""
+    for the package itself (courserag.ui, which composes everything)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def test_the_ui_has_its_feature_and_rendering_packages():
+    packages = {path.parent.name for path in UI.glob("*/__init__.py")}
+    assert packages == {*UI_FEATURES, "rendering"}, sorted(packages)
+
+
+@pytest.mark.parametrize("path", UI_MODULES, ids=lambda p: str(p.relative_to(UI)))
+def test_ui_features_import_each_other_not(path):
+    modules = {module_name(p) for p in MODULES}
+    part = ui_part(module_name(path))
+    imported = {
+        ui_part(name) for name in own_modules_imported(path, modules) if name.split(".")[:2] == ["courserag", "ui"]
+    }
+    crossing = imported - {part} - UI_MAY_IMPORT[part]
+    assert not crossing, f"ui/{path.relative_to(UI)} imports {sorted(crossing)} of the UI"
