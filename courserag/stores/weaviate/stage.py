@@ -3,35 +3,19 @@ replaced whole as it is put, and the files the build did not put are deleted on 
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from courserag.records import Chunk
 from courserag.retrieval.sentence_vectors import SentenceVectors
-
-
-class FileWrites(Protocol):
-    """What a stage needs of the store it writes to (WeaviateCourseStore): a file's chunks
-    replaced whole, and a file removed."""
-
-    def replace_file(
-        self,
-        course_id: str,
-        source: str,
-        file_hash: str,
-        chunks: Sequence[Chunk],
-        vectors: np.ndarray,
-        sentences: SentenceVectors | None = None,
-    ) -> None: ...
-
-    def delete_file(self, course_id: str, source: str) -> None: ...
+from courserag.stores.base import CourseStore
 
 
 class WeaviateStage:
     """CourseStage for Weaviate: per-file replaces, then the files not put are deleted."""
 
-    def __init__(self, store: FileWrites, course_id: str, before: set[str]):
+    def __init__(self, store: CourseStore, course_id: str, before: set[str]):
         self.store = store
         self.course_id = course_id
         self.before = before
