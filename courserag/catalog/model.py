@@ -61,6 +61,7 @@ class CatalogCourse:
     workspace: str = ""  # its course id in course_directory.yaml, when it has one
     description_en: str = ""
     description_zh: str = ""
+    effective_term: str = ""  # the term its own code took effect, for a renamed course (terms.csv)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -92,14 +93,38 @@ class Section:
     term: str
     code: str
     section: str
-    kind: str  # lecture, tutorial, lab, seminar, project
+    kind: str  # one of load.SECTION_KINDS: lecture, tutorial, lab, seminar, project, …
     days: tuple[str, ...]  # Mon … Sun
     start: str  # HH:MM
     end: str
-    room: str
-    instructors: tuple[str, ...]
-    language: str
+    room: str  # a room id of rooms.csv when the catalog has one, else the room as written
+    instructors: tuple[str, ...]  # ids of instructors.csv when the catalog has one, else names
+    languages: tuple[str, ...]  # language codes, lower case: ("en",), ("en", "zh"), ("fr",)
     where: Where
+
+    @property
+    def language(self) -> str:
+        """The teaching languages as the cell writes them: "en", "en;zh", "" when not given."""
+        return ";".join(self.languages)
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    id: str
+    building: str
+    capacity: int | None
+    where: Where
+
+
+@dataclass(frozen=True, slots=True)
+class Instructor:
+    id: str
+    name_en: str
+    name_zh: str
+    where: Where
+
+    def name(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" and self.name_zh else self.name_en
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,20 +134,26 @@ class Program:
     name_zh: str
     total_credits: float
     where: Where
+    year_credits: tuple[float, ...] = ()  # credits required in year 1, 2, … (when given)
 
     def name(self, lang: str) -> str:
         return self.name_zh if lang == "zh" and self.name_zh else self.name_en
 
 
+ANY_YEAR = 0  # the year of an elective that may be taken in any year
+
+
 @dataclass(frozen=True, slots=True)
 class Requirement:
     program: str
-    year: int
+    year: int  # 1, 2, …; ANY_YEAR (0) for an elective without a fixed year
     module_en: str
     module_zh: str
     code: str  # the code as the study scheme lists it (may be a cross-listed one)
     kind: str  # required or elective
     where: Where
+    group: str = ""  # a choice group: take one of the program's rows sharing it
+    module_min_credits: float | None = None  # the module's minimum credits, when this row gives it
 
     def module(self, lang: str) -> str:
         return self.module_zh if lang == "zh" and self.module_zh else self.module_en
@@ -146,11 +177,29 @@ class Catalog:
     titles_other: dict[str, str] = field(default_factory=dict)  # other titles, no spaces -> own code
     digit_counts: dict[str, frozenset[int]] = field(default_factory=dict)  # code letters -> digit counts
     slip_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # codes.slip_index over every code
+    rooms: dict[str, Room] = field(default_factory=dict)  # rooms.csv by id (empty without the file)
+    instructors: dict[str, Instructor] = field(default_factory=dict)  # instructors.csv by id
+    module_minimums: dict[tuple[str, str], float] = field(default_factory=dict)  # (program, module_en) -> credits
 
     def course(self, code: str) -> CatalogCourse | None:
         """The course any of its codes names (already normalised), or None."""
         own = self.aliases.get(code)
         return self.courses.get(own) if own else None
+
+    def room_label(self, section: Section) -> str:
+        """The section's room, with its building when rooms.csv names one: "B-201 (Business Building)"."""
+        room = self.rooms.get(section.room)
+        return f"{room.id} ({room.building})" if room is not None and room.building else section.room
+
+    def instructor_names(self, section: Section, lang: str) -> list[str]:
+        """The section's instructors by name in `lang` (ids of instructors.csv), else as written."""
+        return [self.instructors[i].name(lang) if i in self.instructors else i for i in section.instructors]
+
+    def choice_group(self, requirement: Requirement) -> tuple[Requirement, ...]:
+        """The rows of the requirement's choice group (itself alone when it has none)."""
+        if not requirement.group:
+            return (requirement,)
+        return tuple(r for r in self.requirements if r.program == requirement.program and r.group == requirement.group)
 
     def term(self, term_id: str) -> Term | None:
         return next((t for t in self.terms if t.id == term_id), None)

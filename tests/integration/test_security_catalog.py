@@ -105,7 +105,7 @@ def test_app_py_starts_whatever_the_catalog_holds(kind, embedder, tmp_path):
             proc.wait()
     assert "Traceback" not in said and "RecursionError" not in said, said[-3000:]
     if row is not None:  # refused, with the cell named, and the app serves without the Catalog tab
-        assert f"was not loaded: catalog: courses.csv row {row}, prerequisites: nested too deep" in said, said
+        assert f"was not loaded: catalog: courses.csv:{row}: prerequisites: nested too deep" in said, said
         assert "cr-tab-catalog" not in config
     else:  # a valid catalog: loaded, and its tab is there
         assert "was not loaded" not in said and "cr-tab-catalog" in config, said[-3000:]
@@ -118,7 +118,7 @@ def test_ask_json_with_a_catalog_nested_too_deep_answers_without_it(tmp_path):
     row = nested_catalog(folder)
     proc, result = ask_json(PREREQUISITES, CATALOG=folder, DATA_DIR=tmp_path / "data")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert f"courses.csv row {row}, prerequisites: nested too deep" in proc.stderr
+    assert f"courses.csv:{row}: prerequisites: nested too deep" in proc.stderr
     assert result["mode"] != "catalog"  # the materials' path answers (here: refuses, no index)
 
 

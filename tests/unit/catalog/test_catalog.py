@@ -167,51 +167,51 @@ def test_normalize_code():
             "courses.csv",
             "CSC3100,Data Structures,数据结构,3,",
             "CSC3100,Data Structures,数据结构,three,",
-            "courses.csv row 15, credits",
+            "courses.csv:15: credits",
         ),
         (
             "courses.csv",
             "CSC1001 and MAT2040,,,,,,csc3100",
             "CSC1001 and MAT9999,,,,,,csc3100",
-            "courses.csv row 15, prerequisites: MAT9999",
+            "courses.csv:15: prerequisites: MAT9999",
         ),
         (
             "courses.csv",
             "CSC1001 and MAT2040,,,,,,csc3100",
             "CSC1001 and (MAT2040,,,,,,csc3100",
-            "courses.csv row 15, prerequisites",
+            "courses.csv:15: prerequisites",
         ),
         ("courses.csv", "MAT1001,Calculus I,微积分 I,3,,", "MAT1001,Calculus I,微积分 I,3,CSC4900,", "a cycle"),
         (
             "sections.csv",
             "2026FA,CSC3100,L01,lecture,Tue;Thu,10:30",
             "2026FA,CSC3100,L01,lecture,Tue;Thux,10:30",
-            "sections.csv row 23, days",
+            "sections.csv:23: days",
         ),
         (
             "sections.csv",
             "2026FA,CSC3100,L01,lecture,Tue;Thu,10:30",
             "2026XX,CSC3100,L01,lecture,Tue;Thu,10:30",
-            "sections.csv row 23, term",
+            "sections.csv:23: term",
         ),
-        ("sections.csv", "Tue;Thu,10:30,11:50,SCI-201", "Tue;Thu,10:30,25:50,SCI-201", "sections.csv row 23, end"),
+        ("sections.csv", "Tue;Thu,10:30,11:50,SCI-201", "Tue;Thu,10:30,25:50,SCI-201", "sections.csv:23: end"),
         (
             "requirements.csv",
             "BSC-DS,2,Mathematics,数学基础,MAT2040",
             "BSC-DS,two,Mathematics,数学基础,MAT2040",
-            "requirements.csv row 34, year",
+            "requirements.csv:34: year",
         ),
         (
             "requirements.csv",
             "BSC-DS,2,Mathematics,数学基础,MAT2040,required",
             "BSC-DS,2,Mathematics,数学基础,MAT2040,optional",
-            "requirements.csv row 34, kind",
+            "requirements.csv:34: kind",
         ),
         (
             "terms.csv",
             "2026FA,Fall 2026,2026 秋季,2026-09-01",
             "2026FA,Fall 2026,2026 秋季,2026-13-01",
-            "terms.csv row 2, start",
+            "terms.csv:2: start",
         ),
     ],
 )
@@ -220,7 +220,7 @@ def test_problems_name_file_row_and_field(tmp_path, name, old, new, problem):
     _edit(folder, name, old, new)
     with pytest.raises(CatalogError) as caught:
         load_catalog(folder)
-    assert any(problem in p for p in caught.value.problems), caught.value.problems
+    assert any(problem in p for p in caught.value.lines), caught.value.lines
 
 
 def test_a_missing_file_is_named(tmp_path):
@@ -237,7 +237,7 @@ def test_a_broken_catalog_never_replaces_a_good_one(tmp_path):
     assert good is not None and source.error is None
     _edit(folder, "courses.csv", "CSC3100,Data Structures,数据结构,3,", "CSC3100,Data Structures,数据结构,x,")
     error = source.reload()
-    assert error is not None and "row 15, credits" in str(error)
+    assert error is not None and "courses.csv:15: credits" in str(error)
     assert source.catalog is good
     _edit(folder, "courses.csv", "CSC3100,Data Structures,数据结构,x,", "CSC3100,Data Structures,数据结构,4,")
     assert source.reload() is None and source.catalog.courses["CSC3100"].credits == 4
@@ -262,5 +262,5 @@ def test_rows_without_their_trailing_empty_cells_load(tmp_path):
 def test_a_row_with_too_many_cells_is_named(tmp_path):
     folder = _copy(tmp_path)
     _edit(folder, "terms.csv", "2027-06-30", "2027-06-30,extra")
-    with pytest.raises(CatalogError, match="terms.csv row 3: more cells than the header has"):
+    with pytest.raises(CatalogError, match="terms.csv:3: more cells than the header has"):
         load_catalog(folder)

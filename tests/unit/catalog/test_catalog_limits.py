@@ -81,7 +81,7 @@ def test_brackets_nested_too_deep_are_a_problem_of_their_row_and_field(tmp_path)
     row = nested_catalog(folder)
     with pytest.raises(CatalogError) as caught:
         load_catalog(folder)
-    assert f"courses.csv row {row}, prerequisites: nested too deep" in str(caught.value), caught.value.problems
+    assert f"courses.csv:{row}: prerequisites: nested too deep" in str(caught.value), caught.value.problems
 
 
 def test_nesting_up_to_the_limit_reads_and_one_more_is_refused():
@@ -118,7 +118,7 @@ def test_a_3000_course_cycle_is_one_short_problem(tmp_path):
     chain = chain_catalog(folder, closed=True)
     with pytest.raises(CatalogError) as caught:
         load_catalog(folder)
-    (cycle,) = [p for p in caught.value.problems if "a cycle" in p]
+    (cycle,) = [p for p in caught.value.lines if "a cycle" in p]
     assert "prerequisites: a cycle" in cycle and f"({CHAIN + 1 - 12} more)" in cycle and len(cycle) < 300
     assert cycle.split("a cycle ")[1].startswith(chain[-1])
 
@@ -129,7 +129,7 @@ def test_a_self_cycle_and_a_short_cycle_are_said_whole(tmp_path):
     _add_courses(folder, [_course_row("ZZB1000", "B", "ZZA1000")])
     with pytest.raises(CatalogError) as caught:
         load_catalog(folder)
-    cycles = [p.split(", prerequisites: ")[1] for p in caught.value.problems if "a cycle" in p]
+    cycles = [p.split(": prerequisites: ")[1] for p in caught.value.lines if "a cycle" in p]
     assert cycles == ["a cycle ZZS1000 -> ZZS1000", "a cycle ZZA1000 -> ZZB1000 -> ZZA1000"]
 
 
