@@ -25,6 +25,7 @@ _CONFIG_FLAGS = {
     "max_question_tokens": int,
     "max_unanswerable": int,
     "learning_rate": float,
+    "head_learning_rate": float,
     "warmup": float,
     "weight_decay": float,
     "seed": int,

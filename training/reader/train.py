@@ -47,7 +47,8 @@ class TrainConfig:
     max_question_tokens: int = 64
     max_unanswerable: int | None = 2  # windows without the answer kept per question
     trainable_layers: int = 2
-    learning_rate: float = 5e-5
+    learning_rate: float = 5e-5  # the encoder layers' peak learning rate
+    head_learning_rate: float | None = None  # the heads' peak learning rate (None: learning_rate)
     warmup: float = 0.1  # share of the steps
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
@@ -66,6 +67,13 @@ class TrainConfig:
             raise ValueError(f"steps must be > 0, but got {self.steps}")
         if not 0 <= self.warmup < 1:
             raise ValueError(f"warmup must be in [0, 1), but got {self.warmup}")
+        if self.learning_rate <= 0 or (self.head_learning_rate is not None and self.head_learning_rate <= 0):
+            raise ValueError(f"learning rates must be > 0, but got {self.learning_rate}, {self.head_learning_rate}")
+
+    @property
+    def heads_rate(self) -> float:
+        """The heads' peak learning rate: head_learning_rate, else learning_rate."""
+        return self.learning_rate if self.head_learning_rate is None else self.head_learning_rate
 
     @property
     def window(self) -> WindowConfig:
@@ -76,6 +84,7 @@ class TrainConfig:
 
     @classmethod
     def from_json(cls, record: dict) -> TrainConfig:
+        """Fields missing from an older config.json take their defaults."""
         fields = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: (tuple(v) if k == "sets" else v) for k, v in record.items() if k in fields})
 
@@ -164,7 +173,7 @@ def train(
 
     where = pick_device(device)
     reader = build_reader(e5, config.trainable_layers, config.seed).to(where)
-    optimizer = torch.optim.AdamW(_parameter_groups(reader, config.weight_decay), lr=config.learning_rate)
+    optimizer = torch.optim.AdamW(parameter_groups(reader, config), lr=config.learning_rate)
     warmup_steps = int(config.warmup * total)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
     step, elapsed = 0, 0.0
@@ -172,6 +181,11 @@ def train(
     if saved:
         state = checkpoints.load(saved)
         load_trainable(reader, state["trainable"])
+        if len(state["optimizer"]["param_groups"]) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{saved} holds AdamW state for {len(state['optimizer']['param_groups'])} parameter groups, "
+                f"this code makes {len(optimizer.param_groups)} (encoder and heads apart): start a new run"
+            )
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         torch.set_rng_state(state["rng"])
@@ -202,6 +216,7 @@ def train(
                 "span_loss": round(span.item(), 5),
                 "answer_loss": round(answer.item(), 5),
                 "lr": scheduler.get_last_lr()[0],
+                "head_lr": scheduler.get_last_lr()[-1],
                 "seconds_per_step": round((now - window_started) / window_steps, 3),
             }
             checkpoints.append_log(run, line)
@@ -236,13 +251,25 @@ def _check_run_folder(run: Path, record: dict, resume: bool) -> None:
         raise ValueError(f"{run} was started with other settings ({what}); resume it with its own config.json")
 
 
-def _parameter_groups(reader: Reader, weight_decay: float) -> list[dict]:
-    """AdamW's decay on the weight matrices only, not on biases and LayerNorms (as BERT)."""
-    decay, no_decay = [], []
+def parameter_groups(reader: Reader, config: TrainConfig) -> list[dict]:
+    """AdamW's groups: the encoder layers at learning_rate, the heads (drawn from scratch) at
+    head_learning_rate; each with decay on the weight matrices only, not on biases and
+    LayerNorms (as BERT). Groups left empty (no trainable layers) are dropped."""
+    groups = {
+        (head, decay): {
+            "params": [],
+            "lr": config.heads_rate if head else config.learning_rate,
+            "weight_decay": config.weight_decay if decay else 0.0,
+        }
+        for head in (False, True)
+        for decay in (True, False)
+    }
     for name, p in reader.named_parameters():
         if p.requires_grad:
-            (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+            head = not name.startswith("bert.")
+            decay = not (name.endswith("bias") or "LayerNorm" in name)
+            groups[head, decay]["params"].append(p)
+    return [group for group in groups.values() if group["params"]]
 
 
 def _to_tensors(batch: dict[str, np.ndarray], device: torch.device) -> dict[str, torch.Tensor]:
