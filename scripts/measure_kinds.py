@@ -35,7 +35,7 @@ from fit_refusal import _answer_eval  # noqa: E402
 
 def main() -> int:
     from courserag.answers.extractive.kinds import RECALL_FILE, accepted, need_label
-    from courserag.lang.textnorm import script_of
+    from courserag.lang.script import script_of
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=RECALL_FILE)

@@ -24,7 +24,7 @@ from courserag.courses.directory import Course, CourseDirectory
 from courserag.embedders import Embedder
 from courserag.ingest.parsers import ParsedDocument
 from courserag.ingest.pipeline import IngestConfig, ingest_file
-from courserag.lang.textnorm import is_chinese
+from courserag.lang.script import is_chinese
 from courserag.records import Chunk, Section
 from courserag.retrieval.sentence_vectors import embed_chunks
 from courserag.stores.local import LocalCourseStore

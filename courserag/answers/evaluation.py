@@ -24,22 +24,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from courserag.lang.script import CJK_TEXT, IDEOGRAPHS
+
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
-_SPACE_NEXT_TO_CJK = re.compile(f"(?<=[{_CJK}]) | (?=[{_CJK}])")
+_SPACE_NEXT_TO_CJK = re.compile(f"(?<=[{CJK_TEXT}]) | (?=[{CJK_TEXT}])")
 
 
 # What a learner reads of an answer: its first WINDOW words, a CJK character counting as a
 # word (../shared/eval/answer_eval.py's definitions; tests/unit/answers/test_qa_eval.py checks they agree).
 WINDOW = 120
-_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[a-z0-9]+(?:[.,:/-][a-z0-9]+)*")
+_WORD = re.compile(rf"[{IDEOGRAPHS}]|[a-z0-9]+(?:[.,:/-][a-z0-9]+)*")
 
 
 def _eval_norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").lower()
     text = re.sub(r"[*`_]", "", text)
     text = re.sub(r"\s+", " ", text).strip()
-    return re.sub(r"\s*([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])\s*", r"\1", text)
+    return re.sub(rf"\s*([{IDEOGRAPHS}])\s*", r"\1", text)
 
 
 def answer_words(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from courserag.courses.directory import Course
 from courserag.courses.facts import person_names
 from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
-from courserag.lang.textnorm import script_of
+from courserag.lang.script import script_of
 from courserag.results import Answer, Retrieval
 
 

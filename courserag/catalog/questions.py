@@ -21,6 +21,7 @@ import yaml
 
 from courserag.catalog.codes import Resolved, fold_title, mentions
 from courserag.catalog.model import Catalog, CatalogCourse, Program, Term
+from courserag.lang.script import script_of
 
 WORDS_FILE = Path(__file__).with_name("words.yaml")
 COURSE_INTENTS = ("reverse", "prerequisites", "sections", "credits", "description")
@@ -71,10 +72,6 @@ class CatalogQuestion:
     lang: str = "en"
     own_course: bool = False  # the target is the workspace's course, unnamed
     not_taken: tuple[Resolved, ...] = ()  # courses the learner says they have not taken
-
-
-def question_lang(text: str) -> str:
-    return "zh" if re.search(r"[\u3400-\u9fff]", text) else "en"
 
 
 def _program_keys(program: Program) -> list[str]:
@@ -235,5 +232,5 @@ def detect(
     terms, every = find_terms(folded, catalog, today)
     kinds = tuple(kind for kind, cues in words()["kinds"].items() if has_cue(folded, cues))
     return CatalogQuestion(
-        tuple(intents), targets, completed, program, year, terms, every, kinds, question_lang(question), own, not_taken
+        tuple(intents), targets, completed, program, year, terms, every, kinds, script_of(question), own, not_taken
     )

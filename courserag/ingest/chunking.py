@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from courserag.lang.script import IDEOGRAPH
+from courserag.lang.abbreviations import ends_abbreviation
 from courserag.records import Chunk, Origin, Section
 
 CountTokens = Callable[[str], int]
@@ -26,7 +28,6 @@ CountTokens = Callable[[str], int]
 # need no space), keeping the punctuation with its sentence.
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;:])\s+(?=\S)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
 _LINE_RANGE = re.compile(r"^lines (\d+)-(\d+)$")
@@ -35,8 +36,8 @@ _LINE_RANGE = re.compile(r"^lines (\d+)-(\d+)$")
 def approximate_tokens(text: str) -> int:
     """A tokenizer-free estimate (CJK characters, plus 1.3 per other word), for tests and
     for callers without a model."""
-    cjk = len(_CJK.findall(text))
-    words = len(_CJK.sub(" ", text).split())
+    cjk = len(IDEOGRAPH.findall(text))
+    words = len(IDEOGRAPH.sub(" ", text).split())
     return cjk + (words * 13 + 9) // 10
 
 
@@ -64,8 +65,15 @@ class _Unit:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split into sentences at Latin and Chinese sentence punctuation; never drops text."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text)]
+    """Split into sentences at Latin and Chinese sentence punctuation, never after an
+    abbreviation ("Dr.", "e.g.": lang/abbreviations.yaml); never drops text."""
+    parts = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        if not ends_abbreviation(text, end.start() - 1):
+            parts.append(text[start : end.start()].strip())
+            start = end.end()
+    parts.append(text[start:].strip())
     return [p for p in parts if p]
 
 

@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from courserag.lang.script import IDEOGRAPHS
 from courserag.lang.textnorm import STOPWORDS, word_tokens
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ _NOT_A_MEANING = re.compile(
 )
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*\|\S*")
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
-_CJK_WORD = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
+_CJK_WORD = re.compile(rf"^[{IDEOGRAPHS}]+$")
 
 
 def parse_cedict(lines: Iterable[str]) -> dict[str, tuple[str, ...]]:

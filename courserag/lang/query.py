@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from courserag.lang.intent import Ask, classify
-from courserag.lang.textnorm import script_of, word_tokens
+from courserag.lang.script import asked_across, script_of
+from courserag.lang.textnorm import word_tokens
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def read_query(asked: str, text: str | None = None, materials: str | None = None
     None), over materials in language `materials` ("en", "zh"; None: the question's own)."""
     text = asked if text is None else text
     language = script_of(text)
-    across = materials is not None and (language == "zh") != (materials == "zh")
+    across = asked_across(language, materials)
     return Query(asked, text, language, script_of(asked), across, tuple(word_tokens(text)), asks_for(asked, text))
 
 

@@ -13,11 +13,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+from courserag.lang.script import IDEOGRAPH_RUN, IDEOGRAPHS
+
 # A CJK run, or a run of letters/digits that are not CJK (\w alone would glue "ECE专业" together).
-_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
+_WORD = re.compile(rf"[{IDEOGRAPHS}]+|[^\W_{IDEOGRAPHS}]+(?:['’][^\W_{IDEOGRAPHS}]+)?", re.UNICODE)
 
 # Short function words that carry no retrieval signal; kept small on purpose so that
 # course-specific words are never dropped.
@@ -36,27 +35,6 @@ def normalize(text: str) -> str:
     # Same as re.sub(r"\s+", " ", folded).strip() (re's \s is str.isspace, checked over
     # every code point), ~4x faster: it runs on every new retrieval candidate.
     return " ".join(folded.split())
-
-
-_SPACE = re.compile(r"\s")
-
-
-def cjk_ratio(text: str) -> float:
-    r"""Share of CJK characters among the non-space characters (0 for empty text). Counted
-    with two regex scans (re's \s is str.isspace): it runs on every new candidate."""
-    letters = len(text) - len(_SPACE.findall(text))
-    return len(_CJK_CHAR.findall(text)) / letters if letters else 0.0
-
-
-def is_chinese(text: str, threshold: float = 0.2) -> bool:
-    """True when enough of the text is CJK that the English embedder cannot be trusted."""
-    return cjk_ratio(text) >= threshold
-
-
-def script_of(text: str) -> str:
-    """ "zh" for text written in Chinese (is_chinese), "en" otherwise: the language code the
-    answer's wording, the detectors' measurements and the query's language use."""
-    return "zh" if is_chinese(text) else "en"
 
 
 @lru_cache(maxsize=1)
@@ -83,7 +61,7 @@ def word_tokens(text: str, drop_stopwords: bool = True, whole_words: bool = Fals
     tokens: list[str] = []
     for match in _WORD.finditer(normalize(text)):
         piece = match.group(0)
-        if _CJK_RUN.fullmatch(piece):
+        if IDEOGRAPH_RUN.fullmatch(piece):
             tokens.extend(w for w in _jieba().cut(piece) if w.strip()) if whole_words else tokens.extend(
                 _segment_cjk(piece)
             )

@@ -26,7 +26,8 @@ from typing import Iterable, Sequence
 
 import yaml
 
-from courserag.lang.textnorm import is_chinese, word_tokens
+from courserag.lang.script import IDEOGRAPHS, is_chinese
+from courserag.lang.textnorm import word_tokens
 from courserag.retrieval.answer_items import answer_items
 
 WORDS_FILE = Path(__file__).with_name("followup_words.yaml")
@@ -209,7 +210,7 @@ def _replace_zh(question: str, previous: str) -> str | None:
         index = previous.find(tail)
         if size == 2 and index > 0:
             start = max(0, index - 6)
-            match = re.search(r"[\u4e00-\u9fffA-Za-z0-9 ]+$", previous[start:index])
+            match = re.search(rf"[{IDEOGRAPHS}A-Za-z0-9 ]+$", previous[start:index])
             if match:
                 return previous[: start + match.start()] + new + previous[index + size :]
     return None

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Iterable, Protocol, Sequence
 
 from courserag.lang.identifiers import chunk_identifiers, identifier_match
 from courserag.lang.matching import matched_tokens
-from courserag.lang.textnorm import is_chinese, token_weight
+from courserag.lang.script import mostly_other_language, text_is_chinese
+from courserag.lang.textnorm import token_weight
 from courserag.records import ScoredChunk
 
 
@@ -196,7 +196,7 @@ def relevance(candidate: ScoredChunk, query_tokens: Sequence[str], query_is_chin
     share of the question's words it holds, half its similarity margin over the question's
     floor (see vector_evidence)."""
     tokens = set(query_tokens)
-    cross = is_chinese(candidate.chunk.text) != query_is_chinese
+    cross = text_is_chinese(candidate.chunk.text) != query_is_chinese
     return _relevance(
         candidate.vector, tokens, matched_tokens(tokens, candidate.chunk.text), query_is_chinese, floor, cross
     )
@@ -246,7 +246,7 @@ def rerank_hybrid(
     # Asked across languages when most candidates are in the other language (an English
     # course, a Chinese question). Only then does a margin count on the cross-lingual scale:
     # in a Chinese course, an English code file is not evidence for a Chinese question.
-    cross_lingual = sum(_is_chinese_text(c.chunk.text) != query_is_chinese for c in candidates) > len(candidates) / 2
+    cross_lingual = mostly_other_language((c.chunk.text for c in candidates), query_is_chinese)
     blind = query_is_chinese and not vectors_read_chinese
     weights = LEXICAL_ONLY_WEIGHTS if blind else choose_weights(query_is_chinese, cross_lingual)
     gate = chinese_gate if query_is_chinese else english_gate
@@ -259,7 +259,7 @@ def rerank_hybrid(
         overlap = len(found) / len(tokens) if tokens else 0.0
         identifier = identifier_match(query_identifiers, chunk_identifiers(c.chunk.text)) if query_identifiers else 0.0
         score = weights.vector * zv + weights.lexical * zl + weights.overlap * overlap
-        cross = cross_lingual and _is_chinese_text(c.chunk.text) != query_is_chinese
+        cross = cross_lingual and text_is_chinese(c.chunk.text) != query_is_chinese
         relevance_score = (
             word_evidence(tokens, found, query_is_chinese)
             if blind
@@ -283,11 +283,6 @@ def confident(hits: Sequence[ScoredChunk], query_is_chinese: bool, english_gate:
     a hit whose relevance was not measured counts as reaching it."""
     gate = chinese_gate if query_is_chinese else english_gate
     return any(h.relevance is None or is_relevant(h.relevance, h.identifier, gate) for h in hits)
-
-
-@lru_cache(maxsize=65536)
-def _is_chinese_text(text: str) -> bool:
-    return is_chinese(text)
 
 
 @dataclass(frozen=True)

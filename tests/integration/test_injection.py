@@ -30,7 +30,7 @@ import pytest
 
 from courserag.answers.llm import SYSTEM_PROMPT, ChatAnswerer
 from courserag.engine.facade import RagEngine
-from courserag.lang.textnorm import is_chinese
+from courserag.lang.script import is_chinese
 from tests.llm_server import start_fake_llm
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

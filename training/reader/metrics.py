@@ -15,10 +15,11 @@ import unicodedata
 from collections import Counter
 from typing import Sequence
 
+from courserag.lang.script import IDEOGRAPHS
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = set(string.punctuation)
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CHINESE_TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W_])+")
+_CHINESE_TOKEN = re.compile(rf"[{IDEOGRAPHS}]|(?:(?![{IDEOGRAPHS}])[^\W_])+")
 
 
 def normalize_english(text: str) -> str:

@@ -16,8 +16,9 @@ from typing import Iterable, Sequence
 from courserag.answers.extractive.entities import PATTERNS
 from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.shape import contents_line, grid_line, heading_like
+from courserag.lang.script import IDEOGRAPHS, joins_without_space
 
-ANSWER_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
+ANSWER_WORD = re.compile(rf"[{IDEOGRAPHS}]|[A-Za-z0-9]+(?:[.,:/-][A-Za-z0-9]+)*")
 # The kinds of fact that can be said in a few words before the quote (a rule or a condition
 # is a sentence, not a fact).
 SHORT_FACTS = (
@@ -155,17 +156,12 @@ def paragraph_quotes(pieces: Sequence[tuple[str, int, int, str]]) -> list[tuple[
             and previous[3] == "sentence"
             and (n, position) == (previous[1], previous[2] + 1)
         ):
-            glue = "" if _CJK_END.search(out[-1][0]) and _CJK_END.match(text) else " "
+            glue = "" if joins_without_space(out[-1][0], text) else " "
             out[-1] = (out[-1][0] + glue + text, n)
         else:
             out.append((text, n))
         previous = (text, n, position, kind)
     return out
-
-
-_CJK_END = re.compile(
-    r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]$|^[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef]"
-)
 
 
 def render_lines(

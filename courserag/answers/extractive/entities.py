@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from courserag.lang.script import IDEOGRAPHS
+
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -22,7 +24,7 @@ _WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?|monday|tu
 _ROOM = (
     r"\b[A-Z]{1,4}-\d{1,3}[A-Z]?\b(?!-\d)"
     r"|\b(?i:room|lab|hall|building|library|auditorium|theat(?:re|er)|classroom|office)\s+[A-Z0-9][\w-]*"
-    r"|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]+\s*(?:区|室|教室|机房)?|[\u4e00-\u9fff]{1,6}(?:楼|馆|中心)\s*[A-Z\d]*\s*(?:区|室|教室|机房)"
+    rf"|[{IDEOGRAPHS}]{{1,6}}(?:楼|馆|中心)\s*[A-Z\d]+\s*(?:区|室|教室|机房)?|[{IDEOGRAPHS}]{{1,6}}(?:楼|馆|中心)\s*[A-Z\d]*\s*(?:区|室|教室|机房)"
     r"|\d+\s*(?:教室|室|号楼)"
 )
 
@@ -54,7 +56,7 @@ PATTERNS: dict[str, re.Pattern] = {
     ),
     "person": re.compile(
         r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms|Mx)\.?\s+[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?"
-        r"|[\u4e00-\u9fff]{2,3}(?=\s*(?:教授|副教授|讲师|老师|助教|博士))|(?:教授|副教授|讲师|老师|助教)\s*[\u4e00-\u9fff]{2,3}"
+        rf"|[{IDEOGRAPHS}]{{2,3}}(?=\s*(?:教授|副教授|讲师|老师|助教|博士))|(?:教授|副教授|讲师|老师|助教)\s*[{IDEOGRAPHS}]{{2,3}}"
         r"|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b"
     ),
     "messaging": re.compile(

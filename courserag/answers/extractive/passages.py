@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from courserag.answers.extractive.answer_shape import words_in
 from courserag.answers.extractive.logistic import Logistic, parsed_weights, read_weights
 from courserag.answers.extractive.params import PARAMS
+from courserag.lang.script import IDEOGRAPH
 
 if TYPE_CHECKING:
     from courserag.answers.extractive.candidate import Candidate
@@ -56,7 +57,6 @@ FEATURES = (
 )
 
 _LEAD_IN = re.compile(r"[:：]\s*$")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def budget_for(text: str, long_answer: bool = False) -> int:
     (`Ask.long_answer`) may fill what a learner reads of an answer."""
     if long_answer:
         return PARAMS.max_answer_words
-    cjk = len(_CJK.findall(text)) > words_in(text) / 2
+    cjk = len(IDEOGRAPH.findall(text)) > words_in(text) / 2
     return PARAMS.passage_cjk_words if cjk else PARAMS.passage_words
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from courserag.answers.extractive.params import PARAMS
+from courserag.lang.script import IDEOGRAPH, IDEOGRAPHS
 
-_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{IDEOGRAPHS}]|[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"^\d+(?:[.:/-]\d+)*$")
 _SENTENCE_END = frozenset(".!?。！？；;:：)）]")  # the last character of a sentence
 # Dot or dash leaders ending in a page number: a contents line ("Hashing ........ 41").
@@ -64,5 +65,5 @@ def heading_like(text: str) -> bool:
     if ":" in stripped or "：" in stripped:
         return False
     tokens = _tokens(stripped)
-    cjk = sum(1 for t in tokens if len(t) == 1 and "\u3400" <= t <= "\ufaff")
+    cjk = sum(1 for t in tokens if IDEOGRAPH.fullmatch(t))
     return len(tokens) - cjk + cjk / 2 <= PARAMS.short_words  # two CJK characters read about as one word

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from courserag.answers.extractive.params import PARAMS
 from courserag.answers.extractive.sentences import split_sentences
+from courserag.lang.script import joins_without_space
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•·▪‣]|\d{1,3}[.)、]|[（(]?\d{1,2}[）)]|[a-z][.)])\s+")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -39,7 +40,6 @@ _MARKUP = re.compile(r"\*\*|__|`")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LEAD_IN_END = re.compile(r"[:：]\s*$")
 _SENTENCE_END = re.compile(r"[.!?。！？；;:：]\s*$")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _OUTPUT = "Output:"
 _RULE = re.compile(r"^\s*([=_*~-])\1{2,}\s*$")  # "=====" under a title, "-----" between parts
 # A line of code: what a quoting answer skips (comments and docstrings are prose).
@@ -132,7 +132,7 @@ def unwrap(lines: list[str]) -> list[str]:
             and not _is_heading(previous)
             and not _FENCE.match(previous)
         ):
-            glue = "" if _CJK.match(previous[-1]) and _CJK.match(line[0]) else " "
+            glue = "" if joins_without_space(previous, line) else " "
             out[-1] = previous + glue + line
         elif previous and _LIST_ITEM.match(previous) and not starts_block and not _SENTENCE_END.search(previous):
             out[-1] = previous + " " + line  # a wrapped list item

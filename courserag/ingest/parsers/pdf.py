@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 
 from courserag.config.settings import Limits
 from courserag.errors import CorruptFileError, EmptyFileError, EncryptedFileError, FileTooLargeError
@@ -19,11 +18,11 @@ from courserag.i18n.messages import Notice
 from courserag.ingest.parsers.cleanup import clean_pages
 from courserag.ingest.parsers.guard import check_pdf_content, page_drawing_key
 from courserag.ingest.parsers.text import Extracted, TextBudget, clean, numbered, truncation_warning
+from courserag.lang.script import CJK_CHARACTER, joins_without_space
 from courserag.records import Section
 
 logger = logging.getLogger(__name__)
 
-_CJK_CHAR = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 # A line nearly as long as the page's longest line that ends in a Chinese character was
 # wrapped by the page width; a shorter one (a title, a header, a list item) ended on purpose.
 _WRAPPED_SHARE = 0.8
@@ -35,7 +34,7 @@ def _join_cjk_lines(text: str) -> str:
     lines = [line.strip() for line in text.split("\n")]
 
     def width(line: str) -> int:  # a Chinese character is about two Latin ones wide
-        return len(line) + len(_CJK_CHAR.findall(line))
+        return len(line) + len(CJK_CHARACTER.findall(line))
 
     widest = max((width(line) for line in lines), default=0)
     out: list[str] = []
@@ -46,9 +45,8 @@ def _join_cjk_lines(text: str) -> str:
             and line
             and previous_raw
             and width(previous_raw) >= _WRAPPED_SHARE * widest
-            and _CJK_CHAR.match(previous_raw[-1])
             and previous_raw[-1] not in "。！？；：）」』"
-            and _CJK_CHAR.match(line[0])
+            and joins_without_space(previous_raw, line)
         ):
             out[-1] += line
         else:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 
 from courserag.answers.cited import cited_numbers
+from courserag.lang.abbreviations import ends_abbreviation
+from courserag.lang.script import joins_without_space
 from courserag.lang.textnorm import STOPWORDS, word_tokens
 
 # A sentence ends after 。！？； or after . ! ? ; followed by white space, or at a line break.
@@ -20,7 +22,6 @@ _MARKERS = re.compile(r"[\[【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]】]")
 _MARKER_RUN = re.compile(r"(?:\s*[\[【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]】])+")
 _BLOCK_START = re.compile(r"^\s*(?:[-*+•#]\s|\||\d{1,3}[.)]\s)")
 _LINE_END = re.compile(r"[.!?。！？；:：]\s*$")
-_CJK_EDGE = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 CODE_TYPES = frozenset({"py", "ipynb"})
 WRAPPED_TYPES = frozenset({"pdf", "md", "txt"})  # line breaks there are mostly where text wrapped
 MATCH_SHARE = 0.6  # a passage sentence with this share of its words in a citing sentence is marked
@@ -28,8 +29,19 @@ MIN_WORDS = 3  # shorter pieces (a heading such as "Late policy") are not marked
 
 
 def sentences(text: str) -> list[str]:
-    """`text` cut into sentences whose concatenation is `text` (white space kept)."""
-    return [piece for piece in _SENTENCE.findall(text) if piece]
+    """`text` cut into sentences whose concatenation is `text` (white space kept); the period
+    of an abbreviation ("Dr.", "e.g.": lang/abbreviations.yaml) ends none."""
+    out: list[str] = []
+    position = 0
+    for piece in _SENTENCE.findall(text):
+        if not piece:
+            continue
+        if out and ends_abbreviation(text, position - 1):
+            out[-1] += piece
+        else:
+            out.append(piece)
+        position += len(piece)
+    return out
 
 
 def _words(text: str) -> set[str]:
@@ -107,8 +119,38 @@ def paragraphs(text: str, doc_type: str = "") -> list[str]:
         line = raw.strip()
         previous = lines[-1] if lines else ""
         if line and previous and not _BLOCK_START.match(line) and not _LINE_END.search(previous):
-            glue = "" if _CJK_EDGE.match(previous[-1]) and _CJK_EDGE.match(line[0]) else " "
+            glue = "" if joins_without_space(previous, line) else " "
             lines[-1] = previous + glue + line
         else:
             lines.append(line)
     return lines
+
+
+# A Markdown table: lines between pipes, the second a rule ("|------|:---:|").
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of one table line ("| a | b |" -> ["a", "b"]); an escaped pipe stays in its cell."""
+    inner = line.strip()[1:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(inner)]
+
+
+def passage_blocks(lines: list[str]) -> list[str | list[list[str]]]:
+    """The panel's lines with each Markdown table among them as one block: its rows of cells,
+    the header row first (the rule line dropped). Other lines are kept as they are."""
+    out: list[str | list[list[str]]] = []
+    i = 0
+    while i < len(lines):
+        end = i
+        while end < len(lines) and _TABLE_LINE.match(lines[end]):
+            end += 1
+        if end - i >= 2 and _TABLE_RULE.match(lines[i + 1]):
+            out.append([table_cells(line) for n, line in enumerate(lines[i:end]) if n != 1])
+            i = end
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
