@@ -9,26 +9,19 @@ from __future__ import annotations
 
 import re
 
-# Words that end with a period without ending the sentence (compared lower-cased, without it).
-ABBREVIATIONS = frozenset(
-    "i.e e.g etc vs cf dr mr mrs ms prof st jr sr no nos fig figs approx eq eqs sec ch vol pp p al inc ltd dept univ "
-    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
-)
+from courserag.lang.abbreviations import ends_abbreviation
+
 _CJK_END = "。！？"
 _CLOSERS = "\"'”’）)」』】]"
 _LATIN_END = re.compile(r"[.!?](?=[" + re.escape(_CLOSERS) + r"]*(\s|$))")
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
 def _ends_sentence(text: str, dot: int) -> bool:
     """Whether the '.', '!' or '?' at `dot` ends a sentence (it is followed by a space or the end)."""
     if text[dot] != ".":
         return True
-    word = _WORD_BEFORE.search(text[:dot])
-    if word:
-        token = word.group(1).lower().rstrip(".")
-        if token in ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper()):
-            return False  # "i.e.", "Dr.", an initial such as "T. H. Cormen"
+    if ends_abbreviation(text, dot):
+        return False  # "i.e.", "Dr.", an initial such as "T. H. Cormen" (lang/abbreviations.yaml)
     rest = text[dot + 1 :].lstrip(_CLOSERS).lstrip()
     # A lower-case continuation ("approx. 0.6", "etc. and") is the same sentence.
     return not rest or not rest[0].islower()
