@@ -21,7 +21,7 @@ import numpy as np
 
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.bm25 import BM25Index
-from courserag.retrieval.sentence_vectors import SentenceVectors, best_sentence_scores, sentence_spans
+from courserag.retrieval.sentence_vectors import SentenceVectors, sentence_spans
 
 
 def new_vector_index(dim: int) -> faiss.Index:
@@ -124,7 +124,7 @@ class ChunkIndex:
         have sentence vectors (sentences.py)."""
         with self._lock:
             found = [(cid, self._spans[cid]) for cid in dict.fromkeys(chunk_ids) if cid in self._spans]
-            scores = best_sentence_scores(self._sentences.vectors, [span for _, span in found], vector)
+            scores = self._sentences.best_scores([span for _, span in found], vector)
             return {cid: score for (cid, _), score in zip(found, scores)}
 
     def vector_search(self, vector: np.ndarray, k: int) -> list[ScoredChunk]:

@@ -25,37 +25,73 @@ from courserag.records import Chunk, ScoredChunk
 # format is another embedding space for the model guard (`index_space`): the app names the
 # command that rebuilds it, and a build re-embeds it (indexer._plan).
 INDEX_FORMAT = 2
-# Sentence vectors are kept in half precision: they are ~5 per chunk, and a cosine needs no
-# more than three digits (float16 keeps ~3.3).
-SENTENCE_DTYPE = np.float16
+# Sentence vectors are kept as int8 with one scale per vector (`quantize`): there are ~5 per
+# chunk, so at 100,000 chunks they were most of a loaded course's memory in half precision
+# (896 MB); a cosine through int8 moves by under 0.005, measured on the retrieval sets
+# (docs/DECISIONS.md). The chunk vectors, which FAISS searches, stay float32.
+SENTENCE_DTYPE = np.int8
+_LEVELS = 127.0
+
+
+def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 codes, float32 scales): each row scaled so its largest component is +-127, so
+    `codes * scales[:, None]` is the row to within half a step of its own scale."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    peaks = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
+    scales = np.where(peaks > 0, peaks / _LEVELS, 1.0).astype(np.float32)
+    if not len(vectors):
+        return vectors.astype(SENTENCE_DTYPE), scales
+    return np.rint(vectors / scales[:, None]).astype(SENTENCE_DTYPE), scales
 
 
 @dataclass(frozen=True)
 class SentenceVectors:
     """The sentence vectors of one file (or index): `owners[i]` is the row, in the same
-    file's chunk list, of the chunk that sentence `i` belongs to (rows ascending)."""
+    file's chunk list, of the chunk that sentence `i` belongs to (rows ascending); sentence
+    `i`'s vector is `codes[i] * scales[i]` (`quantize`)."""
 
     owners: np.ndarray  # int32, shape (n,)
-    vectors: np.ndarray  # SENTENCE_DTYPE, shape (n, dim)
+    codes: np.ndarray  # int8, shape (n, dim)
+    scales: np.ndarray  # float32, shape (n,)
 
     @staticmethod
     def empty(dim: int) -> "SentenceVectors":
-        return SentenceVectors(np.zeros(0, np.int32), np.zeros((0, dim), SENTENCE_DTYPE))
+        return SentenceVectors(np.zeros(0, np.int32), np.zeros((0, dim), SENTENCE_DTYPE), np.zeros(0, np.float32))
 
     @staticmethod
     def of(owners: Sequence[int], vectors: np.ndarray, dim: int) -> "SentenceVectors":
+        """From float vectors (quantized here)."""
         owners = np.asarray(owners, dtype=np.int32).reshape(-1)
-        return SentenceVectors(owners, np.asarray(vectors, dtype=SENTENCE_DTYPE).reshape(len(owners), dim))
+        codes, scales = quantize(np.asarray(vectors, dtype=np.float32).reshape(len(owners), dim))
+        return SentenceVectors(owners, codes, scales)
+
+    @staticmethod
+    def stored(owners: np.ndarray, codes: np.ndarray, scales: np.ndarray, dim: int) -> "SentenceVectors":
+        """From the codes and scales a store kept (checked for shape, not quantized again)."""
+        owners = np.asarray(owners, dtype=np.int32).reshape(-1)
+        codes = np.asarray(codes, dtype=SENTENCE_DTYPE).reshape(len(owners), dim)
+        return SentenceVectors(owners, codes, np.asarray(scales, dtype=np.float32).reshape(len(owners)))
 
     def __len__(self) -> int:
         return len(self.owners)
+
+    @property
+    def dim(self) -> int:
+        return self.codes.shape[1]
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The vectors as float32 (n, dim), for a store that keeps floats (Weaviate)."""
+        return self.codes.astype(np.float32) * self.scales[:, None]
 
     def select(self, rows: Sequence[int]) -> "SentenceVectors":
         """The sentences of the chunks at `rows` (ascending), owners renumbered 0.. in that order."""
         renumber = {int(r): i for i, r in enumerate(rows)}
         keep = np.array([i for i, o in enumerate(self.owners) if int(o) in renumber], dtype=np.int64)
         owners = np.array([renumber[int(self.owners[i])] for i in keep], dtype=np.int32)
-        return SentenceVectors(owners, self.vectors[keep] if len(keep) else self.vectors[:0])
+        if not len(keep):
+            return SentenceVectors(owners, self.codes[:0], self.scales[:0])
+        return SentenceVectors(owners, self.codes[keep], self.scales[keep])
 
     @staticmethod
     def concat(parts: Sequence[tuple["SentenceVectors", int]], dim: int) -> "SentenceVectors":
@@ -64,7 +100,20 @@ class SentenceVectors:
         if not parts:
             return SentenceVectors.empty(dim)
         owners = np.concatenate([p.owners + np.int32(offset) for p, offset in parts]).astype(np.int32)
-        return SentenceVectors(owners, np.concatenate([p.vectors for p, _ in parts]).astype(SENTENCE_DTYPE))
+        codes = np.concatenate([p.codes for p, _ in parts])
+        return SentenceVectors(owners, codes, np.concatenate([p.scales for p, _ in parts]))
+
+    def best_scores(self, spans: Sequence[tuple[int, int]], query: np.ndarray) -> list[float]:
+        """The best cosine of each span of sentence rows with the (normalised) query: one
+        gather and one matrix product for all candidates."""
+        spans = list(spans)
+        if not spans:
+            return []
+        rows = np.concatenate([np.arange(a, b) for a, b in spans])
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        scores = (self.codes[rows].astype(np.float32) @ query) * self.scales[rows]
+        starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
+        return np.maximum.reduceat(scores, starts).astype(float).tolist()
 
 
 def index_space(model: str, index_format: int) -> str:
@@ -114,18 +163,6 @@ def sentence_spans(owners: np.ndarray) -> dict[int, tuple[int, int]]:
     for start, end in zip(starts.tolist(), ends.tolist()):
         spans[int(owners[start])] = (start, end)
     return spans
-
-
-def best_sentence_scores(vectors: np.ndarray, spans: Sequence[tuple[int, int]], query: np.ndarray) -> list[float]:
-    """The best cosine of each span of sentence rows with the (normalised) query: one
-    gather and one matrix product for all candidates."""
-    spans = list(spans)
-    if not spans:
-        return []
-    rows = np.concatenate([np.arange(a, b) for a, b in spans])
-    scores = vectors[rows].astype(np.float32) @ np.asarray(query, dtype=np.float32).reshape(-1)
-    starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
-    return np.maximum.reduceat(scores, starts).astype(float).tolist()
 
 
 def with_sentences(candidates: Sequence[ScoredChunk], best: Mapping[str, float]) -> list[ScoredChunk]:

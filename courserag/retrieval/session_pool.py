@@ -30,7 +30,7 @@ from courserag.i18n.messages import Notice
 from courserag.lang.textnorm import word_tokens
 from courserag.records import Chunk, ScoredChunk, content_hash
 from courserag.retrieval.chunk_index import ChunkIndex
-from courserag.retrieval.sentence_vectors import SENTENCE_DTYPE, SentenceVectors, chunk_sentences
+from courserag.retrieval.sentence_vectors import SentenceVectors, chunk_sentences
 
 
 @dataclass(frozen=True)
@@ -141,9 +141,7 @@ class SessionPool:
             matrix = (
                 np.stack([self._vector_cache[h] for h in hashes]) if chunks else np.zeros((0, self.dim), np.float32)
             )
-            sentence_matrix = (
-                np.stack([self._vector_cache[h] for h in sentence_hashes]).astype(SENTENCE_DTYPE) if sentences else None
-            )
+            sentence_matrix = np.stack([self._vector_cache[h] for h in sentence_hashes]) if sentences else None
             found = SentenceVectors.of(owners, sentence_matrix, self.dim) if sentences else None
             self.index.add(chunks, matrix, [word_tokens(c.text) for c in chunks], found)
             self.files[uploaded.name] = uploaded
@@ -179,9 +177,9 @@ class SessionPool:
 def estimate_bytes(chunks: Sequence[Chunk], dim: int, sentence_vectors: bool = False) -> int:
     """What holding `chunks` costs a pool: text (str and its tokens, about 3x its UTF-8 size),
     the vector twice (the index and the cache by content), per-object overhead, and with
-    `sentence_vectors` theirs (float32 in the cache, float16 in the index)."""
+    `sentence_vectors` theirs (float32 in the cache, int8 and a scale in the index)."""
     sentences = len(chunk_sentences(chunks)[1]) if sentence_vectors else 0
-    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks) + sentences * (6 * dim + 200)
+    return sum(3 * len(c.text.encode("utf-8")) + 8 * dim + 600 for c in chunks) + sentences * (5 * dim + 200)
 
 
 class SessionRegistry:

@@ -139,16 +139,17 @@ class LocalCourseStore:
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors for {source}")
         sentences = sentences if sentences is not None else SentenceVectors.empty(self.dim)
-        if len(sentences) and (sentences.vectors.shape[1] != self.dim or int(sentences.owners.max()) >= len(chunks)):
+        if len(sentences) and (sentences.dim != self.dim or int(sentences.owners.max()) >= len(chunks)):
             raise ValueError(
-                f"sentence vectors of shape {sentences.vectors.shape} do not fit {len(chunks)} chunks of {source}"
+                f"sentence vectors of shape {sentences.codes.shape} do not fit {len(chunks)} chunks of {source}"
             )
         segment = _segment_name(source, file_hash, self.model, generation)
         payload = {"chunks": [c.to_dict() for c in chunks], "tokens": [word_tokens(c.text) for c in chunks]}
         buffer = _npz_bytes(
             vectors=np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim),
             sentence_owners=sentences.owners,
-            sentence_vectors=sentences.vectors,
+            sentence_codes=sentences.codes,
+            sentence_scales=sentences.scales,
             meta=np.frombuffer(json.dumps(payload, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
         )
         try:
@@ -252,7 +253,10 @@ class LocalCourseStore:
     def _read_segment(self, path: Path) -> tuple[np.ndarray, SentenceVectors, dict]:
         with np.load(path, allow_pickle=False) as data:
             matrix = np.asarray(data["vectors"], dtype=np.float32)
-            if "sentence_vectors" in data.files:
+            if "sentence_codes" in data.files:
+                codes, scales = data["sentence_codes"], data["sentence_scales"]
+                sentences = SentenceVectors.stored(data["sentence_owners"], codes, scales, self.dim)
+            elif "sentence_vectors" in data.files:  # written in half precision: quantized on reading
                 sentences = SentenceVectors.of(data["sentence_owners"], data["sentence_vectors"], self.dim)
             else:
                 sentences = SentenceVectors.empty(self.dim)

@@ -11,9 +11,9 @@ from courserag.retrieval.chunk_index import ChunkIndex
 from courserag.retrieval.sentence_vectors import (
     SENTENCE_DTYPE,
     SentenceVectors,
-    best_sentence_scores,
     chunk_sentences,
     embed_chunks,
+    quantize,
     sentence_spans,
     with_sentences,
 )
@@ -66,10 +66,48 @@ def test_sentence_spans_are_runs_of_one_owner(owners, spans):
     ],
 )
 def test_best_sentence_scores_is_the_max_cosine_per_span(spans, expected):
-    vectors = np.stack([_unit(1, 0, 0, 0), _unit(0, 1, 0, 0), _unit(0.6, 0.8, 0, 0), _unit(-1, 0, 0, 0)]).astype(
-        SENTENCE_DTYPE
-    )
-    assert best_sentence_scores(vectors, spans, _unit(1, 0, 0, 0)) == pytest.approx(expected, abs=1e-3)
+    vectors = np.stack([_unit(1, 0, 0, 0), _unit(0, 1, 0, 0), _unit(0.6, 0.8, 0, 0), _unit(-1, 0, 0, 0)])
+    sentences = SentenceVectors.of([0, 1, 2, 3], vectors, DIM)
+    assert sentences.best_scores(spans, _unit(1, 0, 0, 0)) == pytest.approx(expected, abs=1e-2)
+
+
+@pytest.mark.parametrize("dim, seed", [(4, 0), (384, 1), (896, 2)])
+def test_int8_sentence_vectors_keep_every_cosine_within_half_a_hundredth(dim, seed):
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((200, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = rng.standard_normal((20, dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    sentences = SentenceVectors.of(range(200), vectors, dim)
+    assert sentences.codes.dtype == np.int8 and int(np.abs(sentences.codes).max()) == 127
+    for query in queries:
+        exact = vectors @ query
+        assert np.abs(np.array(sentences.best_scores([(i, i + 1) for i in range(200)], query)) - exact).max() < 0.005
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [[0.0, 0.0, 0.0, 0.0]],  # a zero vector stays zero (no division by its peak)
+        [[1.0, 0.0, 0.0, 0.0], [0.0, -0.5, 0.25, 0.0]],
+        [],
+    ],
+)
+def test_quantize_reproduces_each_row_within_half_a_step(rows):
+    vectors = np.asarray(rows, dtype=np.float32).reshape(len(rows), DIM)
+    codes, scales = quantize(vectors)
+    assert codes.shape == vectors.shape and scales.shape == (len(rows),)
+    decoded = codes.astype(np.float32) * scales[:, None]
+    assert np.all(np.abs(decoded - vectors) <= scales[:, None] / 2 + 1e-7)
+
+
+def test_stored_codes_are_read_back_unchanged():
+    vectors = np.stack([_unit(1, 0, 0, 0), _unit(0.6, 0.8, 0, 0)])
+    written = SentenceVectors.of([0, 0], vectors, DIM)
+    read = SentenceVectors.stored(written.owners, written.codes, written.scales, DIM)
+    again = SentenceVectors.of(read.owners, read.vectors, DIM)  # a float store (Weaviate) round trip
+    assert np.array_equal(read.codes, written.codes) and np.array_equal(again.codes, written.codes)
+    assert np.allclose(again.scales, written.scales)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +141,7 @@ def test_embed_chunks_embeds_the_chunks_alone_then_their_sentences():
     vectors, sentences = embed_chunks(embed, chunks, DIM)
     assert calls == [["One.", "Two a. Two b."], ["Two a.", "Two b."]]
     assert vectors.shape == (2, DIM) and vectors.dtype == np.float32
-    assert sentences.owners.tolist() == [1, 1] and sentences.vectors.dtype == SENTENCE_DTYPE
+    assert sentences.owners.tolist() == [1, 1] and sentences.codes.dtype == SENTENCE_DTYPE
 
 
 @pytest.mark.parametrize(
