@@ -19,6 +19,7 @@ from courserag.errors import CourseRagError
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
+EXIT_PROBLEMS = 1  # `catalog check` found problems
 # A batch's exit status counts its failed lines up to here (exit statuses stop at 255, and
 # 126-255 mean "not run" or "killed by a signal" to a shell).
 MAX_FAILED_STATUS = 100
@@ -74,6 +75,12 @@ def _ask_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures and the wrong answers as JSON")
     evaluate.add_argument("--limit", type=int, help="only the first N questions")
+    catalog = sub.add_parser("catalog", help="the course catalog's tools (docs/CATALOG.md)")
+    catalog_sub = catalog.add_subparsers(dest="catalog_command", required=True)
+    check = catalog_sub.add_parser(
+        "check", help="check a catalog folder: every problem as file:row: field: message, exit 1 when any"
+    )
+    check.add_argument("folder", metavar="DIR", help="the catalog folder (courses.csv, sections.csv, …)")
     return parser
 
 
@@ -83,6 +90,8 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
     args = _ask_parser().parse_args(argv)
     if args.command == "eval":
         return _run_eval(args)
+    if args.command == "catalog":
+        return _run_catalog_check(Path(args.folder))
     if not args.batch and not args.question:
         return _fail("give a question, or --batch FILE.jsonl", EXIT_USAGE)
     if not args.batch and not args.course:
@@ -113,6 +122,23 @@ def ask_main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         _print_human(result)
+    return 0
+
+
+def _run_catalog_check(folder: Path) -> int:
+    """Every problem of the catalog on stdout, one a line, and exit 1; or one line saying
+    what the catalog holds, and exit 0."""
+    from courserag.catalog.check import check_folder, problem_line, summary
+
+    if not folder.is_dir():
+        return _fail(f"no catalog folder at {folder}")
+    catalog, problems = check_folder(folder)
+    if catalog is None:
+        for problem in problems:
+            print(problem_line(folder, problem))
+        print(f"error: {len(problems)} problem(s) in the catalog {folder}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(summary(catalog))
     return 0
 
 

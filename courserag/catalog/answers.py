@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from courserag.catalog.model import Catalog, CatalogCourse, Program, Requirement, Section, Where
+from courserag.catalog.model import ANY_YEAR, Catalog, CatalogCourse, Program, Requirement, Section, Where
 from courserag.catalog.prereq import missing, satisfied, say
 from courserag.catalog.questions import CatalogQuestion, detect
 from courserag.i18n.messages import render
@@ -100,16 +100,36 @@ def record_text(course: CatalogCourse) -> str:
     ):
         if codes:
             parts.append(f"{label}: {', '.join(codes)}")
+    if course.effective_term:
+        parts.append(f"current code since: {course.effective_term}")
     if course.former_titles:
         parts.append(f"former titles: {', '.join(course.former_titles)}")
     return " · ".join(parts) + (f"\n{course.description_en}" if course.description_en else "")
 
 
-def section_text(section: Section) -> str:
+def section_text(section: Section, catalog: Catalog | None = None) -> str:
+    """A sections.csv row as the source panel shows it (room and instructors by name when
+    the catalog has rooms.csv and instructors.csv)."""
+    room = catalog.room_label(section) if catalog else section.room
+    who = catalog.instructor_names(section, "en") if catalog else list(section.instructors)
     return (
         f"{section.term} {section.code} {section.section} ({section.kind}) · {';'.join(section.days)} "
-        f"{section.start}-{section.end} · {section.room} · {'; '.join(section.instructors)} · {section.language}"
+        f"{section.start}-{section.end} · {room} · {'; '.join(who)} · {section.language}"
     )
+
+
+KNOWN_KINDS = ("lecture", "tutorial", "lab", "seminar", "project", "studio", "workshop", "discussion")
+KNOWN_KINDS += ("practicum", "fieldwork", "online")
+
+
+def languages_words(section: Section, lang: str) -> str:
+    """ ", taught in English", ", taught in English and Chinese", ", taught in fr"; "" when not given."""
+    if len(section.languages) == 1 and section.languages[0] in ("en", "zh"):
+        return render(f"cat_lang_{section.languages[0]}", None, lang)
+    if not section.languages:
+        return ""
+    names = [render(f"cat_language_{code}", None, lang) if code in ("en", "zh") else code for code in section.languages]
+    return render("cat_lang_list", {"languages": _join(names, lang)}, lang)
 
 
 _ZH_NUMBERS = "零一二三四五六七八"
@@ -117,6 +137,8 @@ _ZH_NUMBERS = "零一二三四五六七八"
 
 def year_words(year: int, lang: str) -> str:
     """ "2" in English; "二学年（大二）" in Chinese, the way a Chinese study scheme says it."""
+    if year == ANY_YEAR:
+        return "任一学年" if lang == "zh" else "any year"
     if lang != "zh":
         return str(year)
     number = _ZH_NUMBERS[year] if 0 < year < len(_ZH_NUMBERS) else str(year)
@@ -227,25 +249,19 @@ def _sections(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:
             continue
         parts = []
         for s in chosen:
-            cite = w.cite(CatalogFact(s.where, f"{s.term} {s.code} {s.section}", section_text(s)))
+            cite = w.cite(CatalogFact(s.where, f"{s.term} {s.code} {s.section}", section_text(s, w.catalog)))
             parts.append(
                 render(
                     "cat_section",
                     {
                         "section": s.section,
                         "kind": render(
-                            f"cat_kind_{s.kind}"
-                            if s.kind in ("lecture", "tutorial", "lab", "seminar", "project")
-                            else "plain",
-                            {"text": s.kind},
-                            w.lang,
+                            f"cat_kind_{s.kind}" if s.kind in KNOWN_KINDS else "plain", {"text": s.kind}, w.lang
                         ),
                         "when": _when(s, w.lang),
-                        "room": s.room or "—",
-                        "who": _join(list(s.instructors), w.lang) if s.instructors else "—",
-                        "language": render(f"cat_lang_{s.language}", None, w.lang)
-                        if s.language in ("en", "zh")
-                        else "",
+                        "room": w.catalog.room_label(s) or "—",
+                        "who": _join(w.catalog.instructor_names(s, w.lang), w.lang) if s.instructors else "—",
+                        "language": languages_words(s, w.lang),
                         "cite": cite,
                     },
                     w.lang,
@@ -268,8 +284,14 @@ def _description(w: _Writer, course: CatalogCourse) -> None:
     )
 
 
+def _requirement_line(r: Requirement) -> str:
+    year = f"year {r.year}" if r.year != ANY_YEAR else "any year"
+    group = f" · one of group {r.group}" if r.group else ""
+    return f"{r.program} · {year} · {r.module_en} / {r.module_zh} · {r.code} · {r.kind}{group}"
+
+
 def _requirement_fact(program: Program, rows: list[Requirement], record: str) -> CatalogFact:
-    text = "\n".join(f"{r.program} · year {r.year} · {r.module_en} / {r.module_zh} · {r.code} · {r.kind}" for r in rows)
+    text = "\n".join(_requirement_line(r) for r in rows)
     return CatalogFact(rows[0].where, record, text, tuple(r.where.row for r in rows))
 
 
@@ -288,7 +310,7 @@ def _in_program(w: _Writer, course: CatalogCourse, program: Program | None) -> N
             continue
         for r in rows:
             w.say(
-                "cat_in_program",
+                "cat_in_program_any" if r.year == ANY_YEAR else "cat_in_program",
                 course=w.name(course.code),
                 program=p.name(w.lang),
                 kind=render(f"cat_{r.kind}", None, w.lang),
@@ -305,7 +327,7 @@ def _program_year(w: _Writer, program: Program, year: int | None) -> None:
     if not rows:
         w.say("cat_program_empty", program=program.name(w.lang), year=year_words(year, w.lang) if year else "—")
         return
-    years = sorted({r.year for r in rows})
+    years = sorted({r.year for r in rows}, key=lambda y: (y == ANY_YEAR, y))
     head = render("cat_program_head", {"program": program.name(w.lang), "credits": _num(program.total_credits)}, w.lang)
     w.lines.append(
         head
@@ -323,18 +345,35 @@ def _program_year(w: _Writer, program: Program, year: int | None) -> None:
         cite = w.cite(_requirement_fact(program, in_year, f"{program.id} year {y}"))
         parts = []
         for kind in ("required", "elective"):
-            of_kind = [r for r in in_year if r.kind == kind]
-            if of_kind:
-                courses = _join(
-                    [f"{w.name(r.code)} ({_num(w.catalog.course(r.code).credits)})" for r in of_kind], w.lang
-                )
+            courses = _year_courses(w, [r for r in in_year if r.kind == kind])
+            if courses:
                 parts.append(f"{render(f'cat_{kind}', None, w.lang)}: {courses}")
+        credits = program.year_credits[y - 1] if 0 < y <= len(program.year_credits) else None
         w.say(
-            "cat_program_year",
+            "cat_program_any_year" if y == ANY_YEAR else "cat_program_year_credits" if credits else "cat_program_year",
             year=year_words(y, w.lang),
+            credits=_num(credits or 0),
             courses=("；" if w.lang == "zh" else "; ").join(parts),
             cite=cite,
         )
+
+
+def _year_courses(w: _Writer, rows: list[Requirement]) -> str:
+    """ "CSC1001 Programming (3) and MAT1001 Calculus I (3)"; the rows of a choice group as
+    one item, "one of ECON3410 … (3) or ECON3420 … (3)"."""
+    items, done = [], set()
+    said = lambda r: f"{w.name(r.code)} ({_num(w.catalog.course(r.code).credits)})"  # noqa: E731
+    for r in rows:
+        if r.group and r.group in done:
+            continue
+        if r.group:
+            done.add(r.group)
+            group = [said(g) for g in rows if g.group == r.group]
+            either = "、".join(group) if w.lang == "zh" else " or ".join(group)
+            items.append(render("cat_choice", {"courses": either}, w.lang))
+        else:
+            items.append(said(r))
+    return _join(items, w.lang) if items else ""
 
 
 def answer_question(
@@ -345,6 +384,18 @@ def answer_question(
     if q is None:
         return None
     return write_reply(q, catalog)
+
+
+def _alias(w: _Writer, typed: str, course: CatalogCourse) -> None:
+    """ "(CSC3200 is the former code of CSC4120 …)", with the term the new code took effect."""
+    if typed not in course.former_codes:
+        w.say("cat_cross_listed", typed=typed, course=w.name(course.code))
+        return
+    term = w.catalog.term(course.effective_term) if course.effective_term else None
+    if term is None:
+        w.say("cat_former", typed=typed, course=w.name(course.code))
+    else:
+        w.say("cat_former_since", typed=typed, course=w.name(course.code), term=term.name(w.lang))
 
 
 def write_reply(q: CatalogQuestion, catalog: Catalog) -> CatalogReply:
@@ -361,11 +412,7 @@ def write_reply(q: CatalogQuestion, catalog: Catalog) -> CatalogReply:
         if target.how == "typo":
             w.say("cat_read_as", typed=target.typed, course=w.name(course.code))
         elif target.how == "alias":
-            w.say(
-                "cat_former" if target.typed in course.former_codes else "cat_cross_listed",
-                typed=target.typed,
-                course=w.name(course.code),
-            )
+            _alias(w, target.typed, course)
         for intent in q.intents:
             if intent == "credits":
                 _credits(w, course)

@@ -26,9 +26,11 @@ from dataclasses import dataclass
 
 from courserag.catalog.model import Catalog, CatalogCourse
 
-_CODE_SHAPE = re.compile(r"^([A-Z]{2,5})(\d{3,5})$")
-# A code inside free text: letters, an optional space or hyphen, digits (after NFKC).
-_CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,5})(?![A-Za-z0-9]|-\d)")
+# Letters, digits and an optional one-letter suffix: CSC3100, MATH101, ECON2105A.
+_CODE_SHAPE = re.compile(r"^([A-Z]{2,5})(\d{3,5})([A-Z]?)$")
+# A code inside free text: letters, an optional space or hyphen, digits, and a suffix letter
+# only when written as a capital (after NFKC): "ECON2105A", never the "s" of "CSC3100s".
+_CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,5})([A-Z]?)(?![A-Za-z0-9]|-\d)")
 
 
 def normalize_code(text: str) -> str:
@@ -46,7 +48,7 @@ def is_code(text: str) -> bool:
 def codes_in(text: str) -> list[tuple[str, int]]:
     """The code-shaped tokens of a text, normalised, with where each starts, in order."""
     folded = unicodedata.normalize("NFKC", text)
-    return [((m.group(1) + m.group(2)).upper(), m.start()) for m in _CODE_IN_TEXT.finditer(folded)]
+    return [((m.group(1) + m.group(2) + m.group(3)).upper(), m.start()) for m in _CODE_IN_TEXT.finditer(folded)]
 
 
 def one_slip(a: str, b: str) -> bool:
@@ -64,22 +66,28 @@ def one_slip(a: str, b: str) -> bool:
 
 
 def _could_be_real(code: str, catalog: Catalog) -> bool:
-    """A well-formed code of this catalog's scheme: known letters and a digit count that
-    codes with those letters have."""
+    """A well-formed code of this catalog's scheme: known letters, and a digit count (with a
+    suffix letter or without) that codes with those letters have."""
     match = _CODE_SHAPE.match(code)
     if not match:
         return False
-    letters, digits = match.groups()
-    return len(digits) in catalog.digit_counts.get(letters, ())
+    letters, digits, suffix = match.groups()
+    return _shape(digits, suffix) in catalog.digit_counts.get(letters, ())
+
+
+def _shape(digits: str, suffix: str) -> int:
+    """A code's digit count, negative when a suffix letter follows (ECON2105A: -4)."""
+    return -len(digits) if suffix else len(digits)
 
 
 def digit_counts(codes) -> dict[str, frozenset[int]]:
-    """Letters -> the digit counts codes with those letters have (built once, load.py)."""
+    """Letters -> the digit counts codes with those letters have, negative for codes with a
+    suffix letter (built once, load.py)."""
     counts: dict[str, set[int]] = {}
     for known in codes:
         m = _CODE_SHAPE.match(known)
         if m:
-            counts.setdefault(m.group(1), set()).add(len(m.group(2)))
+            counts.setdefault(m.group(1), set()).add(_shape(m.group(2), m.group(3)))
     return {k: frozenset(v) for k, v in counts.items()}
 
 

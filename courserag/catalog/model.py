@@ -175,7 +175,7 @@ class Catalog:
     requirements_by_code: dict[str, tuple[Requirement, ...]] = field(default_factory=dict)
     titles_en: dict[str, str] = field(default_factory=dict)  # English title words -> own code
     titles_other: dict[str, str] = field(default_factory=dict)  # other titles, no spaces -> own code
-    digit_counts: dict[str, frozenset[int]] = field(default_factory=dict)  # code letters -> digit counts
+    digit_counts: dict[str, frozenset[int]] = field(default_factory=dict)  # code letters -> digit counts (codes.py)
     slip_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # codes.slip_index over every code
     rooms: dict[str, Room] = field(default_factory=dict)  # rooms.csv by id (empty without the file)
     instructors: dict[str, Instructor] = field(default_factory=dict)  # instructors.csv by id

@@ -18,7 +18,7 @@ from courserag.catalog.model import AllOf, AnyOf, Expr, Need
 # Real prerequisites nest two or three brackets deep; 32 is far beyond any, and keeps the
 # parser (three frames a bracket) and the tree walkers far from Python's recursion limit.
 MAX_DEPTH = 32
-_TOKEN = re.compile(r"\s*(\(|\)|&|\||,|\band\b|\bor\b|[A-Za-z]{2,5}[ \-]?\d{3,5})", re.IGNORECASE)
+_TOKEN = re.compile(r"\s*(\(|\)|&|\||,|\band\b|\bor\b|[A-Za-z]{2,5}[ \-]?\d{3,5}(?:[A-Za-z]\b)?)", re.IGNORECASE)
 
 
 class PrereqSyntaxError(ValueError):

@@ -14,11 +14,11 @@ from typing import Callable, Iterator
 from courserag.catalog.answers import CatalogReply, answer_question
 from courserag.catalog.load import CatalogSource
 from courserag.catalog.questions import MERGED_INTENTS
-from courserag.catalog.route import disagrees, fact_items, record_of, renumber, shift_markers
+from courserag.catalog.route import disagrees, fact_items, materials_part, record_of, renumber, shift_markers
 from courserag.courses.codes import own_codes
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
-from courserag.i18n.messages import render
+from courserag.i18n.messages import Notice, render
 from courserag.results import Answer
 from courserag.retrieval.followup import looks_like_followup
 
@@ -57,6 +57,19 @@ class CatalogPath:
                 # code is for its materials to answer or refuse, as without a catalog.
                 return None
         return reply
+
+    def note_failure(self, answer: Answer) -> None:
+        """When the catalog folder failed its checks, the answer says so among its notices
+        (`ask --json` `warnings`), and whether the last good catalog is still in use."""
+        error = self.source.error
+        if error is None or not error.problems:
+            return
+        code = "catalog_failed_kept" if self.source.catalog is not None else "catalog_failed_none"
+        notice = Notice(
+            code, {"folder": str(self.source.folder), "count": len(error.problems), "first": str(error.problems[0])}
+        )
+        if notice not in answer.notices:
+            answer.notices.append(notice)
 
     def stream(
         self, reply: CatalogReply, question: Question, started: float, materials: MaterialsStream
@@ -102,7 +115,7 @@ class CatalogPath:
                     if disagrees(reply, catalog, material.answer)
                     else ""
                 )
-                answer.answer = head + text + note
+                answer.answer = reply.text + "\n\n" + materials_part(text, asked.lang) + note  # each source said once
                 answer.items = items + renumber(material.items, len(items))
         now = time.perf_counter()
         answer.timings_ms = {"retrieval": 0.0, "answer": (now - started) * 1000, "total": (now - started) * 1000}

@@ -240,9 +240,16 @@ class RagEngine:
         request = Question(course_id, self._router.check(question), session_id, scope, history, learner)
         reply = self._catalog.reply(request)
         if reply is not None:
-            yield from self._catalog.stream(reply, request, started, self._materials_stream)
+            updates = self._catalog.stream(reply, request, started, self._materials_stream)
         else:
-            yield from self._materials_stream(request, started)
+            updates = self._materials_stream(request, started)
+        try:
+            for update in updates:
+                if isinstance(update, Answer):
+                    self._catalog.note_failure(update)  # a catalog that failed its checks is said (`warnings`)
+                yield update
+        finally:
+            updates.close()  # as `yield from` would: a stream left early stops at once
 
     def _materials_stream(self, request: Question, started: float) -> Iterator[str | Answer]:
         """The answer from the course materials and the learner's notes."""

@@ -83,6 +83,9 @@ class InstructorTab(FileActions):
             lost = lost_on_restart([self.settings.data_dir, self.settings.course_directory, *docs])
             if lost:
                 stats += "\n\n⚠️ " + t(lang, "instr_not_persistent", places=", ".join(f"`{p}`" for p in lost))
+        catalog = self._catalog_state(lang)
+        if catalog:
+            stats += "\n\n" + catalog
         files = self.tools.files(course_id)
         groups = self.feedback.gap_groups(course_id)
         return (
@@ -94,6 +97,15 @@ class InstructorTab(FileActions):
             gr.update(choices=[f.source for f in files], value=None),
             *self.file_picks(course_id, lang, folder),
         )
+
+    def _catalog_state(self, lang: str) -> str:
+        """The course catalog's state, read again when its files changed (so an edited
+        catalog is checked on Refresh; one that fails leaves the last good one in use)."""
+        source = getattr(self.engine, "catalog", None)
+        if source is None or source.folder is None:
+            return ""
+        source.refresh()
+        return views.catalog_markdown(str(source.folder), source.catalog, source.error, lang)
 
     def _empty_tables(self, lang: str) -> tuple:
         return (

@@ -47,6 +47,32 @@ def stats_markdown(stats: IndexStats, lang: str) -> str:
     return "\n\n".join(lines)
 
 
+CATALOG_PROBLEMS_SHOWN = 10  # the first problems of a failing catalog; `catalog check` lists them all
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+
+
+def _plain(text: str) -> str:
+    """Text from a catalog file shown as itself in Markdown: no HTML, no emphasis or links."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def catalog_markdown(folder: str, catalog, error, lang: str) -> str:
+    """The course catalog's state: what it holds, or why it failed and the first problems
+    (`file:row: field: message`), and whether the last good catalog is still in use."""
+    if error is not None and error.problems:
+        key = "instr_catalog_failed_kept" if catalog is not None else "instr_catalog_failed_none"
+        lines = [t(lang, key, folder=_plain(folder), count=len(error.problems))]
+        lines += [f"- {_plain(str(p))}" for p in error.problems[:CATALOG_PROBLEMS_SHOWN]]
+        more = len(error.problems) - CATALOG_PROBLEMS_SHOWN
+        if more > 0:
+            lines.append(t(lang, "instr_catalog_more", count=more, folder=folder))
+        return "\n".join(lines)
+    if catalog is None:
+        return ""
+    counts = {"courses": len(catalog.courses), "sections": len(catalog.sections), "programs": len(catalog.programs)}
+    return t(lang, "instr_catalog_ok", folder=_plain(folder), **counts)
+
+
 def table(rows: list[list], keys: list[str], lang: str) -> dict:
     """A Dataframe value with headers in `lang` (key of texts, or the header itself)."""
     headers = [t(lang, key) if key.startswith("col_") else key for key in keys]

@@ -11,7 +11,7 @@ import html
 from datetime import date
 
 from courserag.catalog.answers import year_words
-from courserag.catalog.model import Catalog, CatalogCourse, Section
+from courserag.catalog.model import ANY_YEAR, Catalog, CatalogCourse, Section
 from courserag.catalog.prereq import say
 from courserag.i18n.ui_texts import t
 
@@ -53,10 +53,22 @@ def credits_text(value: float, lang: str) -> str:
     return t(lang, "catalog_credit" if value == 1 else "catalog_credits", credits=_num(value))
 
 
-def section_line(section: Section, lang: str) -> str:
+def section_line(section: Section, lang: str, catalog: Catalog | None = None) -> str:
+    """ "L01 Mon/Wed 10:30–11:50 · SCI-201 · Dr. Lee"; with the building and the instructors'
+    names when the catalog has rooms.csv and instructors.csv, and the languages when bilingual."""
     days = "/".join(_DAY[lang].get(d, d) for d in section.days)
-    who = ("、" if lang == "zh" else ", ").join(section.instructors)
-    return " · ".join(p for p in (f"{section.section} {days} {section.start}–{section.end}", section.room, who) if p)
+    names = catalog.instructor_names(section, lang) if catalog else list(section.instructors)
+    who = ("、" if lang == "zh" else ", ").join(names)
+    room = catalog.room_label(section) if catalog else section.room
+    languages = "/".join(section.languages) if len(section.languages) > 1 else ""
+    when = f"{section.section} {days} {section.start}–{section.end}"
+    return " · ".join(p for p in (when, room, who, languages) if p)
+
+
+def year_heading(year: int, lang: str) -> str:
+    if year == ANY_YEAR:
+        return t(lang, "catalog_year_any")
+    return t(lang, "catalog_year", year=year_words(year, lang) if lang == "zh" else year)
 
 
 def _prereq(catalog: Catalog, course: CatalogCourse, lang: str) -> str:
@@ -89,11 +101,8 @@ def roadmap_html(catalog: Catalog, program_id: str | None, lang: str, today: dat
         f'<p class="cr-road-hint">{_e(t(lang, "catalog_hint"))}</p>',
     ]
     rows = [r for r in catalog.requirements if r.program == program.id]
-    for year in sorted({r.year for r in rows}):
-        said_year = year_words(year, lang) if lang == "zh" else year
-        out.append(
-            f'<section class="cr-road-year" data-year="{year}"><h3>{_e(t(lang, "catalog_year", year=said_year))}</h3>'
-        )
+    for year in sorted({r.year for r in rows}, key=lambda y: (y == ANY_YEAR, y)):
+        out.append(f'<section class="cr-road-year" data-year="{year}"><h3>{_e(year_heading(year, lang))}</h3>')
         out.append('<div class="cr-road-modules">')
         modules: list[str] = []
         for r in rows:
@@ -105,7 +114,7 @@ def roadmap_html(catalog: Catalog, program_id: str | None, lang: str, today: dat
                 course = catalog.course(r.code)
                 sections = [s for s in catalog.sections_by_code.get(course.code, ()) if term and s.term == term.id]
                 this_term = (
-                    t(lang, "catalog_this_term", sections="; ".join(section_line(s, lang) for s in sections))
+                    t(lang, "catalog_this_term", sections="; ".join(section_line(s, lang, catalog) for s in sections))
                     if sections
                     else t(lang, "catalog_not_this_term")
                 )
@@ -151,7 +160,7 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
         lines.append("<table>")
         for term in sorted(catalog.terms, key=lambda x: x.start):
             for s in (s for s in sections if s.term == term.id):
-                lines.append(f"<tr><td>{_e(term.name(lang))}</td><td>{_e(section_line(s, lang))}</td></tr>")
+                lines.append(f"<tr><td>{_e(term.name(lang))}</td><td>{_e(section_line(s, lang, catalog))}</td></tr>")
         lines.append("</table>")
     else:
         lines.append(f"<p>{_e(none)}</p>")
@@ -162,7 +171,7 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
             program = catalog.programs[r.program]
             said = t(
                 lang,
-                "catalog_card_in_program",
+                "catalog_card_in_program_any" if r.year == ANY_YEAR else "catalog_card_in_program",
                 program=program.name(lang),
                 kind=t(lang, "catalog_" + r.kind),
                 year=year_words(r.year, lang) if lang == "zh" else r.year,
