@@ -24,7 +24,7 @@ def _payload_bytes(chunks, dim: int) -> int:
 
 
 def measure(
-    sessions: int,
+    sessions: int,  # 0: the course alone
     chunks_per_session: int,
     course_size: int | None,
     distinct: int = 2000,
@@ -49,57 +49,84 @@ def measure(
     # buffers) that belong to the process, not to a session.
     data.fill_pool(registry.get("warm-up"), corpus, 20, "warm-up.pdf")
     registry.release("warm-up")
-    before = settle_memory()
-    payload = 0
-    for s in range(sessions):
-        pool = registry.get(f"session{s}")
-        chunks, vectors = data.session_chunks(corpus, chunks_per_session, f"notes{s}.pdf", offset=20_000 + s)
-        payload += _payload_bytes(chunks, dim)
-        from courserag.retrieval.session_pool import UploadedFile
+    if sessions:
+        before = settle_memory()
+        payload = 0
+        for s in range(sessions):
+            pool = registry.get(f"session{s}")
+            chunks, vectors = data.session_chunks(corpus, chunks_per_session, f"notes{s}.pdf", offset=20_000 + s)
+            payload += _payload_bytes(chunks, dim)
+            from courserag.retrieval.session_pool import UploadedFile
 
-        uploaded = UploadedFile(f"notes{s}.pdf", chunks[0].file_hash, "pdf", len(chunks), len(chunks), 1)
-        pool.add_file(uploaded, chunks, data.precomputed_embed(chunks, vectors, s))
-        del chunks, vectors
-    after = settle_memory()
-    per_session = (after - before) / sessions
-    out["sessions"] = {
-        "sessions": sessions,
-        "chunks_per_session": chunks_per_session,
-        "rss_per_session_mb": round(per_session / 1024**2, 3),
-        "baseline_payload_per_session_mb": round(payload / sessions / 1024**2, 3),
-        "rss_over_payload": round(per_session / (payload / sessions), 2),
-        "target_mb": 50,
-        "target_met": per_session / 1024**2 <= 50,
-    }
-    # Idle release: the same registry with a short idle time drops every pool on sweep.
-    registry.idle_seconds = 0.2
-    time.sleep(0.3)
-    released = registry.sweep()
-    freed = after - settle_memory()
-    out["sessions"]["idle_released"] = released
-    out["sessions"]["rss_freed_on_release_mb"] = round(freed / 1024**2, 2)
+            uploaded = UploadedFile(f"notes{s}.pdf", chunks[0].file_hash, "pdf", len(chunks), len(chunks), 1)
+            pool.add_file(uploaded, chunks, data.precomputed_embed(chunks, vectors, s))
+            del chunks, vectors
+        after = settle_memory()
+        per_session = (after - before) / sessions
+        out["sessions"] = {
+            "sessions": sessions,
+            "chunks_per_session": chunks_per_session,
+            "rss_per_session_mb": round(per_session / 1024**2, 3),
+            "baseline_payload_per_session_mb": round(payload / sessions / 1024**2, 3),
+            "rss_over_payload": round(per_session / (payload / sessions), 2),
+            "target_mb": 50,
+            "target_met": per_session / 1024**2 <= 50,
+        }
+        # Idle release: the same registry with a short idle time drops every pool on sweep.
+        registry.idle_seconds = 0.2
+        time.sleep(0.3)
+        released = registry.sweep()
+        freed = after - settle_memory()
+        out["sessions"]["idle_released"] = released
+        out["sessions"]["rss_freed_on_release_mb"] = round(freed / 1024**2, 2)
 
     if course_size:
-        store = LocalCourseStore(data.store_root(name, len(corpus.passages)), dim)
-        course = data.course_id_for(course_size)
-        if store.count(course) != course_size:
-            out["course"] = {"error": f"course of {course_size} chunks not built yet"}
-            return out
-        before = settle_memory()
-        started = time.perf_counter()
-        index = store._index(course)
-        load_s = time.perf_counter() - started
-        after = settle_memory()
-        raw = _payload_bytes(index.chunks, dim)
-        out["course"] = {
-            "course_chunks": course_size,
-            "cold_load_s": round(load_s, 2),
-            "rss_delta_mb": round((after - before) / 1024**2, 1),
-            "process_rss_mb": round(after / 1024**2, 1),
-            "baseline_payload_mb": round(raw / 1024**2, 1),
-            "rss_over_payload": round((after - before) / raw, 2),
-        }
+        out["course"] = measure_course(LocalCourseStore(data.store_root(name, len(corpus.passages)), dim), course_size)
     return out
+
+
+def index_parts(index) -> dict[str, int]:
+    """Bytes of what a loaded course holds in arrays: the FAISS vectors (half precision),
+    the sentence vectors (int8 codes, scales, owners) and the BM25 postings; the rest of
+    its resident memory is Python objects (chunks, their texts and token lists)."""
+    sentences = index.sentences
+    bm25 = index._bm25
+    postings = sum(ids.itemsize * len(ids) + tfs.itemsize * len(tfs) for ids, tfs in bm25._postings.values())
+    return {
+        "chunk_vectors": index._faiss.sa_code_size() * index._faiss.ntotal,
+        "sentence_vectors": sentences.codes.nbytes + sentences.scales.nbytes + sentences.owners.nbytes,
+        "bm25_postings": postings + bm25._lengths.itemsize * len(bm25._lengths),
+    }
+
+
+def measure_course(store, course_size: int) -> dict:
+    """Resident memory of one loaded course of `course_size` chunks, and what it is made of."""
+    from bench import data
+    from bench.common import settle_memory
+
+    course = data.course_id_for(course_size)
+    if store.count(course) != course_size:
+        return {"error": f"course of {course_size} chunks not built yet"}
+    before = settle_memory()
+    started = time.perf_counter()
+    index = store._index(course)
+    load_s = time.perf_counter() - started
+    after = settle_memory()
+    raw = _payload_bytes(index.chunks, store.dim)
+    delta = after - before
+    parts = index_parts(index)
+    parts["python_objects_and_rest"] = delta - sum(parts.values())
+    return {
+        "course_chunks": course_size,
+        "sentences": len(index.sentences),
+        "cold_load_s": round(load_s, 2),
+        "rss_delta_mb": round(delta / 1024**2, 1),
+        "rss_per_10k_chunks_mb": round(delta / 1024**2 / (course_size / 10_000), 1),
+        "process_rss_mb": round(after / 1024**2, 1),
+        "baseline_payload_mb": round(raw / 1024**2, 1),
+        "rss_over_payload": round(delta / raw, 2),
+        "parts_mb": {k: round(v / 1024**2, 1) for k, v in parts.items()},
+    }
 
 
 def run_child(

@@ -94,6 +94,14 @@ def quick_plan(sizes=None) -> Plan:
     )
 
 
+def memory_course_sizes(plan: Plan) -> list[int]:
+    """The course sizes whose loaded memory is measured: every size from 10,000 chunks (the
+    sizes a course grows to), else the largest (a small plan's)."""
+    if not plan.memory_course:
+        return []
+    return sorted(n for n in plan.sizes if n >= 10_000) or [max(plan.sizes)]
+
+
 def tiny_plan() -> Plan:
     """For tests/integration/test_bench.py: every benchmark, every figure, in well under a minute."""
     return Plan(
@@ -259,13 +267,20 @@ def run(plan: Plan) -> dict:
             base, fixture.corpus, plan.build_reps, plan.build_text_files, plan.build_mixed
         )
     if "memory" not in plan.skip:
-        course = max(plan.sizes) if plan.memory_course else None
+        courses = memory_course_sizes(plan)
         _say(
             f"memory: {plan.memory_sessions} sessions x {plan.memory_chunks} chunks"
-            + (f", course of {course}" if course else ""),
+            + (f", courses of {', '.join(map(str, courses))} chunks" if courses else ""),
             step="memory",
         )
-        results["memory"] = memory.run_child(plan.memory_sessions, plan.memory_chunks, course, plan.distinct, base.name)
+        # Each course is loaded in a fresh interpreter of its own: one loaded before would
+        # blur the next one's resident memory.
+        largest = courses[-1] if courses else None
+        results["memory"] = memory.run_child(
+            plan.memory_sessions, plan.memory_chunks, largest, plan.distinct, base.name
+        )
+        others = [memory.run_child(0, 0, n, plan.distinct, base.name)["course"] for n in courses[:-1]]
+        results["memory"]["courses"] = others + ([results["memory"]["course"]] if courses else [])
 
     if "answers" not in plan.skip and plan.answer_sets:
         _say(f"extractive ask on real questions: {', '.join(plan.answer_sets)}", step="answers")
@@ -596,11 +611,15 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
                 f"{_fmt(s['rss_over_payload'], 2)}x size",
             )
         )
-        c = mem.get("course")
-        if c and "rss_delta_mb" in c:
+        for c in mem.get("courses") or [mem.get("course") or {}]:
+            if "rss_delta_mb" not in c:
+                continue
+            parts = ", ".join(f"{k.replace('_', ' ')} {v:,.0f}" for k, v in c.get("parts_mb", {}).items())
             rows.append(
                 (
-                    f"RSS of a loaded {c['course_chunks']}-chunk course, MB (load {c['cold_load_s']:.1f} s)",
+                    f"RSS of a loaded {c['course_chunks']}-chunk course, MB (load {c['cold_load_s']:.1f} s"
+                    + (f"; {parts}" if parts else "")
+                    + ")",
                     _fmt(c["rss_delta_mb"]),
                     "",
                     "raw text + vectors, MB",
