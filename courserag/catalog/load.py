@@ -97,7 +97,8 @@ def _read_rows(reader, name: str, header: tuple[str, ...], problems: Problems) -
     return rows
 
 
-def _rows(folder: Path, name: str, problems: Problems, optional: bool = False) -> list[tuple[Where, dict[str, str]]]:
+def _rows(folder: Path, name: str, problems: Problems, optional: bool = False) -> list | None:
+    """The file's rows as (where, {column: cell}); None for an optional file that is absent."""
     path = folder / name
     columns = (OPTIONAL_FILES if optional else FILES)[name]
     try:
@@ -110,8 +111,9 @@ def _rows(folder: Path, name: str, problems: Problems, optional: bool = False) -
                 return []
             return _read_rows(reader, name, header, problems)
     except FileNotFoundError:
-        if not optional:
-            problems.add(name, "", f"missing from {folder}")
+        if optional:
+            return None  # no such file: its references are free text
+        problems.add(name, "", f"missing from {folder}")
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         problems.add(name, "", f"cannot be read ({exc})")
     return []
@@ -265,6 +267,7 @@ def load_catalog(folder: Path) -> Catalog:
     needed_by = _check_links(courses, aliases, problems)
     places = (timetable.rooms(rows["rooms.csv"], problems), timetable.instructors(rows["instructors.csv"], problems))
     sections = timetable.sections(rows["sections.csv"], aliases, term_ids, places, problems)
+    places = tuple(found or {} for found in places)
     found = programs.programs(rows["programs.csv"], problems)
     requirements = programs.requirements(rows["requirements.csv"], found, aliases, problems)
     minimums = programs.module_minimums(requirements, courses, aliases, problems)

@@ -46,7 +46,10 @@ KIND_ABBREVIATIONS = {
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
-def rooms(rows, problems: Problems) -> dict[str, Room]:
+def rooms(rows, problems: Problems) -> dict[str, Room] | None:
+    """rooms.csv by room id; None when the catalog has no such file."""
+    if rows is None:
+        return None
     found: dict[str, Room] = {}
     for where, r in rows:
         if r["room"] in found:
@@ -57,7 +60,10 @@ def rooms(rows, problems: Problems) -> dict[str, Room]:
     return found
 
 
-def instructors(rows, problems: Problems) -> dict[str, Instructor]:
+def instructors(rows, problems: Problems) -> dict[str, Instructor] | None:
+    """instructors.csv by id; None when the catalog has no such file."""
+    if rows is None:
+        return None
     found: dict[str, Instructor] = {}
     for where, r in rows:
         if r["id"] in found:
@@ -106,21 +112,21 @@ class _Checker:
             self.problems.add(where, "end", f"{end} is not after the start {start}")
 
 
-def _references(where: Where, r: dict, places: tuple[dict, dict], problems: Problems) -> tuple[str, ...]:
+def _references(where: Where, r: dict, places: tuple, problems: Problems) -> tuple[str, ...]:
     """The section's instructors; its room and instructors checked against the optional files."""
     room_table, people = places
-    if room_table and r["room"] and r["room"] not in room_table:
+    if room_table is not None and r["room"] and r["room"] not in room_table:
         problems.add(where, "room", f"{r['room']} is not in rooms.csv")
     names = cells.split(r["instructors"])
-    if people:
+    if people is not None:
         for person in names:
             if person not in people:
                 problems.add(where, "instructors", f"{person} is not in instructors.csv")
     return names
 
 
-def sections(rows, aliases, term_ids, places: tuple[dict, dict], problems: Problems) -> tuple[Section, ...]:
-    """Every row of sections.csv; `places` is (rooms, instructors), empty when the files are absent."""
+def sections(rows, aliases, term_ids, places: tuple, problems: Problems) -> tuple[Section, ...]:
+    """Every row of sections.csv; `places` is (rooms, instructors), None where the file is absent."""
     found, seen = [], {}
     check = _Checker(problems)
     for where, r in rows:
