@@ -11,9 +11,14 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: run test test-fast test-all lint bench setup setup-dev index browser screenshots clean
 
+# The runtime installs with uv (pinned in constraints.txt): it fetches in parallel and compiles
+# the bytecode on every core, a third of pip's time to a served page (docs/PERFORMANCE.md).
+# Where uv cannot be had, pip installs the same pins.
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --disable-pip-version-check -q -r requirements.txt -c constraints.txt
+	( $(PIP) install --disable-pip-version-check -q -c constraints.txt uv \
+	  && $(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY) -r requirements.txt -c constraints.txt ) \
+	  || $(PIP) install --disable-pip-version-check -q -r requirements.txt -c constraints.txt
 	touch $@
 
 # The tests and benchmarks also compare against MiniLM, so the dev setup adds the optional

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from courserag.lang.script import IDEOGRAPH
 from courserag.lang.abbreviations import ends_abbreviation
+from courserag.lang.script import IDEOGRAPH
 from courserag.records import Chunk, Origin, Section
 
 CountTokens = Callable[[str], int]
