@@ -14,9 +14,11 @@ from pathlib import Path
 
 from courserag.answers.cited import _MARKER
 from courserag.catalog.answers import CatalogFact, CatalogReply
-from courserag.catalog.codes import codes_in
+from courserag.catalog.codes import codes_in, fold_title
 from courserag.catalog.model import Catalog
 from courserag.catalog.prereq import codes_of
+from courserag.catalog.questions import has_cue, words
+from courserag.i18n.messages import render
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.packing import ContextItem
 
@@ -58,20 +60,61 @@ def renumber(items: list[ContextItem], by: int) -> list[ContextItem]:
     return [ContextItem(item.n + by, item.hit, item.text, item.tokens) for item in items]
 
 
+# What makes a line of the materials a rule for some students only ("ECE majors take it for 2
+# credits", "ECE 专业学生…计 2 学分"): a program noun (words.yaml's program_nouns), or "<CODE> students".
+_GROUP_STUDENTS = re.compile(r"\b[A-Z]{2,6}\s+students\b")
+
+
+def program_specific(line: str) -> bool:
+    """Whether a line of the materials states a rule for one program's students, not for the
+    course as the catalog lists it."""
+    return bool(_GROUP_STUDENTS.search(line)) or has_cue(fold_title(line), words()["program_nouns"])
+
+
+def _names(catalog: Catalog, text: str, code: str) -> bool:
+    """Whether `text` names the course `code`: by any of its codes or by its title."""
+    course = catalog.course(code)
+    titles = (course.title_en, course.title_zh) if course else ()
+    folded = fold_title(text)
+    return any(catalog.aliases.get(c, c) == code for c, _ in codes_in(text)) or any(
+        t and fold_title(t) in folded for t in titles
+    )
+
+
 def disagrees(reply: CatalogReply, catalog: Catalog, material_text: str) -> bool:
-    """Whether the materials' answer states other credits or other prerequisite codes for
-    the course than the catalog does (only what can be compared exactly)."""
+    """Whether the materials' answer states other credits or other prerequisites for the
+    course than the catalog does (only what can be compared exactly). Both must speak of the
+    same thing: a rule for one program's students (program_specific) is no disagreement, and a
+    prerequisite named by its title is named."""
     q = reply.question
     if q is None or not q.targets or q.targets[0].course is None:
         return False
     course = q.targets[0].course
+    general = "\n".join(line for line in material_text.split("\n") if not program_specific(line))
     if "credits" in q.intents:
-        stated = {float(n) for n in re.findall(r"(\d+(?:\.\d+)?)[\s-]*(?:credit|学分)", material_text, re.IGNORECASE)}
+        stated = {float(n) for n in re.findall(r"(\d+(?:\.\d+)?)[\s-]*(?:credit|学分)", general, re.IGNORECASE)}
         if stated and course.credits not in stated:
             return True
     if "prerequisites" in q.intents and course.prerequisites is not None:
-        named = {catalog.aliases.get(code, code) for code, _ in codes_in(material_text)} - {course.code}
+        named = {catalog.aliases.get(code, code) for code, _ in codes_in(general)} - {course.code}
         wanted = {catalog.aliases.get(code, code) for code in codes_of(course.prerequisites)}
+        named |= {code for code in wanted if _names(catalog, general, code)}
         if named and named != wanted:
             return True
     return False
+
+
+LEADS = ("answer_lead", "answer_lead_zh_materials", "answer_lead_en_materials")
+
+
+def materials_part(text: str, lang: str) -> str:
+    """The materials' answer under the catalog's, introduced once: "The course materials say:"
+    in place of its own "From the materials:", or its own lead alone when that says more (the
+    quotes are in the other language)."""
+    head = render("cat_materials_say", None, lang)
+    first, _, rest = text.partition("\n")
+    if first.strip() == render("answer_lead", None, lang):
+        return f"{head}\n{rest}"
+    if first.strip() in {render(code, None, lang) for code in LEADS}:
+        return text
+    return f"{head}\n{text}"
