@@ -25,30 +25,25 @@ import unicodedata
 from dataclasses import dataclass
 
 from courserag.catalog.model import Catalog, CatalogCourse
-
-# Letters, digits and an optional one-letter suffix: CSC3100, MATH101, ECON2105A.
-_CODE_SHAPE = re.compile(r"^([A-Z]{2,5})(\d{3,5})([A-Z]?)$")
-# A code inside free text: letters, an optional space or hyphen, digits, and a suffix letter
-# only when written as a capital (after NFKC): "ECON2105A", never the "s" of "CSC3100s".
-_CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,5})([A-Z]?)(?![A-Za-z0-9]|-\d)")
+from courserag.lang.course_codes import CODE_IN_TEXT, CODE_SHAPE
 
 
 def normalize_code(text: str) -> str:
     """ "csc 3100", "CSC-3100", "ＣＳＣ３１００" -> "CSC3100" (no validation)."""
-    if _CODE_SHAPE.match(text):
+    if CODE_SHAPE.match(text):
         return text
     folded = unicodedata.normalize("NFKC", text).upper()
     return re.sub(r"[\s\-_.]+", "", folded)
 
 
 def is_code(text: str) -> bool:
-    return bool(_CODE_SHAPE.match(normalize_code(text)))
+    return bool(CODE_SHAPE.match(normalize_code(text)))
 
 
 def codes_in(text: str) -> list[tuple[str, int]]:
     """The code-shaped tokens of a text, normalised, with where each starts, in order."""
     folded = unicodedata.normalize("NFKC", text)
-    return [((m.group(1) + m.group(2) + m.group(3)).upper(), m.start()) for m in _CODE_IN_TEXT.finditer(folded)]
+    return [((m.group(1) + m.group(2) + m.group(3)).upper(), m.start()) for m in CODE_IN_TEXT.finditer(folded)]
 
 
 def one_slip(a: str, b: str) -> bool:
@@ -68,7 +63,7 @@ def one_slip(a: str, b: str) -> bool:
 def _could_be_real(code: str, catalog: Catalog) -> bool:
     """A well-formed code of this catalog's scheme: known letters, and a digit count (with a
     suffix letter or without) that codes with those letters have."""
-    match = _CODE_SHAPE.match(code)
+    match = CODE_SHAPE.match(code)
     if not match:
         return False
     letters, digits, suffix = match.groups()
@@ -85,7 +80,7 @@ def digit_counts(codes) -> dict[str, frozenset[int]]:
     suffix letter (built once, load.py)."""
     counts: dict[str, set[int]] = {}
     for known in codes:
-        m = _CODE_SHAPE.match(known)
+        m = CODE_SHAPE.match(known)
         if m:
             counts.setdefault(m.group(1), set()).add(_shape(m.group(2), m.group(3)))
     return {k: frozenset(v) for k, v in counts.items()}

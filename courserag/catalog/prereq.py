@@ -14,11 +14,12 @@ from typing import Callable, Collection
 
 from courserag.catalog.codes import normalize_code
 from courserag.catalog.model import AllOf, AnyOf, Expr, Need
+from courserag.lang.course_codes import CODE_TOKEN
 
 # Real prerequisites nest two or three brackets deep; 32 is far beyond any, and keeps the
 # parser (three frames a bracket) and the tree walkers far from Python's recursion limit.
 MAX_DEPTH = 32
-_TOKEN = re.compile(r"\s*(\(|\)|&|\||,|\band\b|\bor\b|[A-Za-z]{2,5}[ \-]?\d{3,5}(?:[A-Za-z]\b)?)", re.IGNORECASE)
+_TOKEN = re.compile(rf"\s*(\(|\)|&|\||,|\band\b|\bor\b|{CODE_TOKEN})", re.IGNORECASE)
 
 
 class PrereqSyntaxError(ValueError):

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from courserag.courses.directory import Course, CourseDirectory
+from courserag.lang.course_codes import CODE_IN_TEXT, code_letters
 from courserag.lang.textnorm import normalize
 
-_CODE = re.compile(r"(?<![a-z0-9-])([a-z]{2,5})[ \-]?(\d{3,5})(?![a-z0-9]|-\d)")
 # Letters that start common non-course tokens with 3-5 digits ("year 2026", "page 101").
 _NOT_A_CODE = frozenset(
     {"year", "page", "room", "lab", "week", "hw", "no", "id", "isbn", "sci", "lh", "ai", "utf", "iso", "gb"}
@@ -36,8 +36,8 @@ _QUANTITY = frozenset("%")
 def course_codes(text: str) -> list[str]:
     """Course-code-like tokens of a text, normalised ("mat 2040" -> "MAT2040"), in order."""
     found = []
-    for match in _CODE.finditer(normalize(text)):
-        letters, digits = match.groups()
+    for match in CODE_IN_TEXT.finditer(normalize(text)):  # lower case: no suffix letter
+        letters, digits = match.group(1), match.group(2)
         if letters not in _NOT_A_CODE:
             code = (letters + digits).upper()
             if code not in found:
@@ -51,8 +51,8 @@ def written_as_codes(text: str, prefixes: Iterable[str] = ()) -> list[str]:
     known = {p.lower() for p in prefixes}
     found = []
     folded = unicodedata.normalize("NFKC", text)
-    for match in _CODE.finditer(folded.lower()):
-        letters, digits = match.groups()
+    for match in CODE_IN_TEXT.finditer(folded.lower()):
+        letters, digits = match.group(1), match.group(2)
         written = folded[match.start(1) : match.end(1)]
         quantity = folded[match.end(2) : match.end(2) + 1] in _QUANTITY
         if letters in _NOT_A_CODE or quantity or not (written.isupper() or letters in known):
@@ -65,7 +65,7 @@ def written_as_codes(text: str, prefixes: Iterable[str] = ()) -> list[str]:
 
 def code_prefixes(codes: Iterable[str]) -> frozenset[str]:
     """The letter parts of codes ("CSC3100" -> "csc")."""
-    return frozenset(re.match(r"[A-Za-z]*", code).group(0).lower() for code in codes)
+    return frozenset(code_letters(code).lower() for code in codes)
 
 
 def own_codes(course: Course) -> frozenset[str]:
@@ -95,11 +95,11 @@ def typo_of(code: str, known: Iterable[str]) -> str | None:
     """The known code `code` is a typo of, when it cannot be a real code itself: one digit
     missing or added ("CSC310", "CSC31000" for CSC3100). A well-formed code that differs in
     one digit ("CSC3170") is another course, never a typo."""
-    letters = re.match(r"[A-Z]+", code).group(0)
+    letters = code_letters(code)
     digits = code[len(letters) :]
     matches = []
     for candidate in known:
-        c_letters = re.match(r"[A-Z]+", candidate).group(0)
+        c_letters = code_letters(candidate)
         c_digits = candidate[len(c_letters) :]
         if letters == c_letters and abs(len(digits) - len(c_digits)) == 1:
             short, long_ = sorted((digits, c_digits), key=len)
