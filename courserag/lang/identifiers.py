@@ -1,6 +1,9 @@
 """Identifiers in text: course codes, assignment and policy ids ("CSC3100", "CS 101",
 "MAT-2040", "HW3"), normalised so that spelling variants meet, and matched with typo
 tolerance for long ones. Retrieval ranks a chunk holding the question's identifier first.
+
+Wider than a course code on purpose (lang/course_codes.py holds that one pattern): any
+letters and digits, so an assignment or a policy id counts too.
 """
 
 from __future__ import annotations
