@@ -15,7 +15,6 @@ score, not the course GETS100). Pure functions.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
