@@ -35,7 +35,9 @@ _PAGE_CSS = """
 body { margin: 0; font: 14px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, "Noto Sans Mono CJK SC", monospace;
   color: #1f2937; background: #ffffff; }
 header { position: sticky; top: 0; background: #eef2ff; color: #1e1b4b; padding: .5em 1em; font-family: system-ui, sans-serif;
-  border-bottom: 1px solid #c7d2fe; }
+  border-bottom: 1px solid #c7d2fe; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+/* The cited lines scrolled to (#L12) start below the sticky header (one line, ~36 px), not under it. */
+html { scroll-padding-top: 3.5em; }
 main { padding: .5em 0; }
 .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 1em 0 0; }
 .line .n { display: inline-block; min-width: 4.5em; padding-right: 1em; text-align: right; color: #4b5563; user-select: none; }

@@ -236,3 +236,22 @@ def test_a_notebooks_markdown_cell_opens_as_prose(page, tmp_path):
     assert "cr-code" not in (body.get_attribute("class") or "")
     font = body.locator(".cr-para").first.evaluate("(e) => getComputedStyle(e).fontFamily")
     assert "mono" not in font.lower(), font
+
+
+def test_original_opens_a_markdown_file_with_the_cited_lines_below_its_header(page):
+    """Issue 43, item 12: the file page scrolled to the cited lines, but its sticky header
+    hid the first two of them (the section's heading)."""
+    answer = ask(page, "What is the late policy for homework?")
+    cite = next(c for c in citations(answer) if c["file"] == "syllabus.md" and c["href"])
+    page.set_viewport_size({"width": 1366, "height": 500})  # the file runs far below the fold
+    page.goto(page.url.split("?")[0].rstrip("/") + "/" + cite["href"])
+    page.wait_for_selector(".line.hl")
+    page.wait_for_function("() => window.scrollY > 0")  # scrolled to the cited lines
+    settle(page)
+    header = page.locator("header").bounding_box()
+    first = page.locator(".line.hl").first.bounding_box()
+    assert first["y"] >= header["y"] + header["height"] - 0.5, ("the header hides the cited lines", first, header)
+    assert first["y"] + first["height"] <= page.viewport_size["height"], first
+
+
+# -- issue 43: the source panel's tables and sentences, quotes shown as written ----------------
