@@ -19,6 +19,7 @@ from courserag.i18n.ui_texts import t
 from courserag.ui.server import server_options
 
 NARROW = "768px"
+WIDE = "769px"  # the first width that is not NARROW
 
 CSS = """
 .cr-header h1 { margin-bottom: 0.1em; overflow-wrap: normal; word-break: normal; hyphens: none;
@@ -108,6 +109,10 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
 #cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
 #cr-sp-foot a { color: #3730a3; font-weight: 600; }
 .dark #cr-sp-foot a { color: #c7d2fe; }
+/* Wide screens: the catalog's card column stays in view beside the roadmap as it scrolls. */
+@media (min-width: WIDE) {
+  #cr-catalog-side { position: sticky; top: 0.5rem; align-self: flex-start; max-height: calc(100vh - 1rem); overflow-y: auto; }
+}
 @media (max-width: NARROW) {
   #cr-main { flex-direction: column !important; }
   #cr-chat-col { order: -1; min-width: 0 !important; width: 100% !important; }
@@ -123,7 +128,7 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
   #cr-lang { order: -1; margin-left: auto; width: auto !important; }
   #cr-chat { height: 60vh !important; }
 }
-""".replace("NARROW", NARROW)
+""".replace("NARROW", NARROW).replace("WIDE", WIDE)
 
 
 def theme() -> gr.themes.Base:

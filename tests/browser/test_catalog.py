@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
 from tests.browser_app import CHROMIUM, open_app, screenshot
-from tests.browser_support import ask, citations
+from tests.browser_support import ask, citations, settle
 
 pytestmark = pytest.mark.slow
 
@@ -24,6 +24,7 @@ if not Path(CHROMIUM).exists():  # pragma: no cover - `make test` installs it fi
 WORDS = {
     "en-US": {
         "tab": "Catalog",
+        "study": "Study",
         "year1": "Year 1",
         "credits": "credits",
         "selected": "Selected for the chat",
@@ -32,6 +33,7 @@ WORDS = {
     },
     "zh-CN": {
         "tab": "课程目录",
+        "study": "学习",
         "year1": "第一学年",
         "credits": "学分",
         "selected": "已选为聊天课程",
@@ -105,5 +107,73 @@ def test_a_catalog_answer_cites_its_row_in_the_source_list(browser, server):
         cites = citations(answer)
         assert cites and cites[0]["file"].endswith("courses.csv") and "DS2010" in cites[0]["locator"]
         assert cites[0]["href"] is None  # a catalog row is no course file to open
+    finally:
+        context.close()
+
+
+def _in_view(page, selector: str) -> bool:
+    """The element's box lies inside the viewport (sub-pixel slack)."""
+    return page.evaluate(
+        "(sel) => { const r = document.querySelector(sel)?.getBoundingClientRect(); if (!r || !r.height) return false;"
+        " const w = document.documentElement.clientWidth, h = window.innerHeight;"
+        " return r.left >= -0.5 && r.top >= -0.5 && r.right <= w + 0.5 && r.bottom <= h + 0.5; }",
+        selector,
+    )
+
+
+def _card_of(page, code: str) -> None:
+    page.wait_for_function(
+        "(code) => document.querySelector('#cr-catalog-card .cr-catalog-card')?.dataset.code === code", arg=code
+    )
+    settle(page)
+
+
+@pytest.mark.parametrize("width", [1366, 420])
+def test_a_course_card_opens_where_the_learner_is_looking_and_closes(browser, server, width):
+    """Issue 43, item 1: a course of the last year, clicked, shows its card in view and
+    focused (at 1366 px the card once opened top-right, at 420 px below the roadmap, both out
+    of sight); its close button hands the focus back to the course clicked."""
+    words = WORDS["en-US"]
+    context, page = open_app(browser, server, width=width, height=800)
+    try:
+        _open_catalog(page, words)
+        _choose_program(page, words["program"])
+        course = page.locator("#cr-roadmap .cr-road-year").last.locator(".cr-road-course").last
+        code = course.get_attribute("data-code")
+        course.click()
+        _card_of(page, code)
+        assert _in_view(page, "#cr-catalog-card .cr-catalog-card h3"), "the card's heading is out of view"
+        assert _in_view(page, "#cr-catalog-card .cr-catalog-close"), "the card's close button is out of view"
+        assert page.evaluate("document.activeElement?.closest('#cr-catalog-card') !== null"), "the card is not focused"
+
+        page.click("#cr-catalog-card .cr-catalog-close")
+        page.wait_for_function("() => !document.querySelector('#cr-catalog-card .cr-catalog-card')")
+        settle(page)
+        assert page.evaluate("document.activeElement?.dataset?.code") == code, "the focus did not go back"
+        assert _in_view(page, f'#cr-roadmap .cr-road-course[data-code="{code}"]')
+        course.click()  # the same course again opens the card again
+        _card_of(page, code)
+        assert _in_view(page, "#cr-catalog-card .cr-catalog-card h3")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("width", "locale"), [(420, "en-US"), (360, "zh-CN")])
+def test_the_study_tab_names_the_course_a_catalog_card_selected(browser, server, width, locale):
+    """Issue 43, item 2: on a phone the Study tab's course line followed the picker only after F5."""
+    words = WORDS[locale]
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        assert "CSC3100" in page.inner_text("#cr-course-chip")
+        _open_catalog(page, words)
+        _choose_program(page, words["program"])
+        page.locator('#cr-roadmap .cr-road-course[data-code="DS2010"]').click()
+        _card_of(page, "DS2010")
+        page.wait_for_function("() => (document.querySelector('#cr-course input')?.value || '').includes('DS2010')")
+        page.get_by_role("tab", name=words["study"]).click()
+        page.wait_for_selector("#cr-course-chip", state="visible")
+        settle(page)
+        chip = page.inner_text("#cr-course-chip")
+        assert "DS2010" in chip and "CSC3100" not in chip, chip
     finally:
         context.close()

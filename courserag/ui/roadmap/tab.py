@@ -14,14 +14,37 @@ from courserag.i18n.ui_texts import normalize_lang
 from courserag.ui.rendering.labels import Labels
 from courserag.ui.roadmap.views import card_html, program_choices, roadmap_html
 
-# Each course button sends its code with the roadmap block's click (as the notes' ✕ buttons do).
+# Each course button sends its code with the roadmap block's click (as the notes' ✕ buttons do);
+# the card then shows it where the learner is looking (CARD_JS).
 CLICK_JS = (
     "element.addEventListener('click', (e) => { const b = e.target.closest('.cr-road-course');"
     " if (b) { element.querySelectorAll('.cr-road-course[aria-pressed=\"true\"]').forEach((x) => x.setAttribute('aria-pressed', 'false'));"
-    " b.setAttribute('aria-pressed', 'true'); trigger('click', {code: b.dataset.code});"
-    # On a narrow screen the card sits below the roadmap: bring it into view.
-    " if (window.innerWidth < 768) document.querySelector('#cr-catalog-card')?.scrollIntoView({block: 'start'}); } });"
+    " b.setAttribute('aria-pressed', 'true'); window.crCardAsked = b.dataset.code; trigger('click', {code: b.dataset.code});"
+    " if (window.crShowCard) window.crShowCard(); } });"
 )
+# The card, once it holds the course asked for: scrolled into view when it is not (below the
+# roadmap on a narrow screen; beside it, a sticky column, on a wide one: theme.py) and focused.
+# Its close button empties it (the click event) and hands the focus back to the course.
+CARD_JS = """
+const show = () => {
+  const card = element.querySelector('.cr-catalog-card');
+  if (!card || !window.crCardAsked || card.dataset.code !== window.crCardAsked) return;
+  window.crCardAsked = null;
+  const head = card.querySelector('h3') || card;
+  const r = head.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) card.scrollIntoView({block: 'start'});
+  head.focus({preventScroll: true});
+};
+window.crShowCard = show;
+new MutationObserver(show).observe(element, {childList: true, subtree: true});
+element.addEventListener('click', (e) => {
+  if (!e.target.closest('.cr-catalog-close')) return;
+  const code = element.querySelector('.cr-catalog-card')?.dataset.code || '';
+  trigger('click', {});
+  const back = document.querySelector(`#cr-roadmap .cr-road-course[data-code="${CSS.escape(code)}"]`);
+  if (back) { back.setAttribute('aria-pressed', 'false'); back.focus(); }
+});
+"""
 
 
 class CatalogTab:
@@ -54,18 +77,25 @@ class CatalogTab:
 
     def clicked(self, lang, sid, current, event: gr.EventData, request: gr.Request = None):
         """A course of the roadmap. Outputs: card, selected code, then the Study tab's course
-        picker, card, status line and example buttons (left alone for a course with no workspace)."""
+        picker, course line (narrow screens), card, status line and example buttons (left
+        alone for a course with no workspace)."""
         code = str((getattr(event, "_data", None) or {}).get("code") or "")
         course = self.catalog.course(code)
-        skipped = [gr.skip()] * (3 + len(self.app.example_updates(None)))
+        skipped = [gr.skip()] * (4 + len(self.app.example_updates(None)))
         if course is None:
-            return gr.skip(), gr.skip(), gr.skip(), *skipped[1:]
+            return gr.skip(), gr.skip(), *skipped
         workspace = self.workspace_of(course.code)
         card = self.card(course.code, lang)
         if not workspace:
-            return card, course.code, gr.skip(), *skipped[1:]
+            return card, course.code, *skipped
         course_card, status, *examples = self.app.select_course(workspace, sid, lang, request)
-        return card, course.code, gr.update(value=workspace), course_card, status, *examples
+        chip = self.app.course_chip(workspace, lang)
+        return card, course.code, gr.update(value=workspace), chip, course_card, status, *examples
+
+    @staticmethod
+    def closed():
+        """The card's close button: no card, no course selected on the roadmap."""
+        return "", ""
 
     def relabel(self, program_id, lang, selected):
         lang = normalize_lang(lang)
@@ -92,14 +122,22 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
         with gr.Row(elem_id="cr-catalog-row"):  # side by side when wide; the card wraps below when narrow
             with gr.Column(scale=3, min_width=320):
                 roadmap = gr.HTML(tab.roadmap(first, lang0), elem_id="cr-roadmap", padding=True, js_on_load=CLICK_JS)
-            with gr.Column(scale=2, min_width=300):
-                card = gr.HTML("", elem_id="cr-catalog-card", padding=True)
+            with gr.Column(scale=2, min_width=300, elem_id="cr-catalog-side"):
+                card = gr.HTML("", elem_id="cr-catalog-card", padding=True, js_on_load=CARD_JS)
     private = {"api_visibility": "private"}
     program.input(tab.roadmap, [program, lang_state, selected], [roadmap], **private)
     roadmap.click(
         tab.clicked,
         [lang_state, sid, study.course],
-        [card, selected, study.course, study.course_card, study.course_status, *study.example_buttons],
+        [
+            card,
+            selected,
+            study.course,
+            study.course_chip,
+            study.course_card,
+            study.course_status,
+            *study.example_buttons,
+        ],
         **private,
     ).then(
         app.save_state,
@@ -107,5 +145,6 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
         [study.stored, study.saved],
         **private,
     )
+    card.click(tab.closed, None, [card, selected], queue=False, **private)
     lang_state.change(tab.relabel, [program, lang_state, selected], [roadmap, card], **private)
     return tab

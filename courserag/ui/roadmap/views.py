@@ -35,6 +35,10 @@ STYLE = """<style>
 .cr-road-line { display: block; font-size: 0.85em; opacity: 0.9; }
 .cr-road-code { font-weight: 600; }
 .cr-road-tag { font-size: 0.8em; padding: 0 0.35em; border-radius: 4px; border: 1px solid currentColor; margin-left: 0.3em; }
+.cr-catalog-head { display: flex; align-items: flex-start; gap: 0.5rem; }
+.cr-catalog-head h3 { flex: 1; margin-top: 0; }
+.cr-catalog-close { flex: 0 0 auto; font-size: 1.4em; line-height: 1; width: 2em; height: 2em; cursor: pointer; color: inherit;
+  background: none; border: 1px solid var(--border-color-primary, #ccc); border-radius: 6px; }
 .cr-catalog-card table { border-collapse: collapse; width: 100%; }
 .cr-catalog-card td, .cr-catalog-card th { border-bottom: 1px solid var(--border-color-primary, #ddd);
   padding: 0.2rem 0.3rem; text-align: left; vertical-align: top; }
@@ -142,7 +146,9 @@ def card_html(catalog: Catalog, code: str, lang: str, workspace_name: str | None
     names = lambda codes: (
         ", ".join(f"{c} {catalog.course(c).title(lang)}" if catalog.course(c) else c for c in codes) or none
     )  # noqa: E731
-    lines = [f"<h3>{_e(course.code)} {_e(course.title(lang))}</h3>", f"<p>{_e(credits_text(course.credits, lang))}</p>"]
+    close = f'<button type="button" class="cr-catalog-close" aria-label="{_e(t(lang, "panel_close"))}">×</button>'
+    head = f'<h3 tabindex="-1">{_e(course.code)} {_e(course.title(lang))}</h3>'
+    lines = [f'<div class="cr-catalog-head">{head}{close}</div>', f"<p>{_e(credits_text(course.credits, lang))}</p>"]
     if course.description(lang):
         lines.append(f"<p>{_e(course.description(lang))}</p>")
     others = course.cross_listed + course.former_codes
