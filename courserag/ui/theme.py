@@ -109,6 +109,21 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
 #cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
 #cr-sp-foot a { color: #3730a3; font-weight: 600; }
 .dark #cr-sp-foot a { color: #c7d2fe; }
+/* The instructor's tables (ui/instructor/views.html_table): headers on one line, long names
+   wrapped; on a phone each row stacks its cells under one another, each after its header. */
+.cr-table-wrap { max-width: 100%; overflow-x: auto; }
+table.cr-table { width: 100%; border-collapse: collapse; font-size: 0.9em; }
+table.cr-table caption { caption-side: top; text-align: left; font-weight: 600; padding: 0.2em 0 0.4em; }
+table.cr-table th, table.cr-table td { text-align: left; vertical-align: top; padding: 0.3em 0.5em;
+  border-bottom: 1px solid var(--border-color-primary); }
+table.cr-table th { white-space: nowrap; }
+table.cr-table td { overflow-wrap: anywhere; }
+table.cr-table td.cr-num { white-space: nowrap; }
+table.cr-table td.cr-col-text { min-width: 12em; }
+table.cr-table td.cr-col-name { min-width: 10em; }
+table.cr-table a { color: #3730a3; }
+.dark table.cr-table a { color: #c7d2fe; }
+.cr-cell-label { display: none; }
 /* Wide screens: the catalog's card column stays in view beside the roadmap as it scrolls. */
 @media (min-width: WIDE) {
   #cr-catalog-side { position: sticky; top: 0.5rem; align-self: flex-start; max-height: calc(100vh - 1rem); overflow-y: auto; }
@@ -127,6 +142,14 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
   #cr-top > * { min-width: 0 !important; width: 100% !important; }
   #cr-lang { order: -1; margin-left: auto; width: auto !important; }
   #cr-chat { height: 60vh !important; }
+  table.cr-table thead { display: none; }  /* each cell says its header (.cr-cell-label) */
+  table.cr-table, table.cr-table tbody, table.cr-table tr, table.cr-table td { display: block; width: auto; }
+  table.cr-table caption { display: block; }
+  table.cr-table tr { border-bottom: 1px solid var(--border-color-primary); padding: 0.4em 0; }
+  table.cr-table td { border: none; padding: 0.1em 0.2em; min-width: 0 !important; white-space: normal !important; }
+  table.cr-table td.cr-cell-empty { display: none; }
+  .cr-cell-label { display: inline; font-weight: 600; margin-right: 0.4em; }
+  .cr-cell-label::after { content: ":"; }
 }
 """.replace("NARROW", NARROW).replace("WIDE", WIDE)
 

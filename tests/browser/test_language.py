@@ -69,7 +69,7 @@ CONTENT = ", ".join(
         "[data-testid='bot'] li",  # an answer's quotes: the materials' words, in their language
         ".cr-passage",  # the cited text (the source panel copies it)
         ".cr-fname",  # file names
-        "#cr-gaps-table [role='gridcell']",  # learners' questions
+        "#cr-gaps-table td.cr-learner",  # learners' questions and comments
         "#cr-examples button",  # the course's example questions, as its instructor wrote them
     ]
 )

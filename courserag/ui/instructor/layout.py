@@ -187,14 +187,8 @@ def _build_panel(labels: Labels, course_choices: list, first_course: str | None)
 
 def _files_panel(labels: Labels, days: str) -> FilesPanel:
     _section(labels, "instr_files_heading")
-    files = labels.add(
-        gr.Dataframe,
-        headers=views.files_table([], labels.lang)["headers"],
-        interactive=False,
-        elem_id="cr-files-table",
-        wrap=True,
-        text={"label": "instr_files"},
-    )
+    # Tables of our own HTML (views.html_table), not Dataframes: readable at every width.
+    files = gr.HTML(views.files_table([], labels.lang), elem_id="cr-files-table", padding=True)
     folder_pick = labels.add(
         gr.Dropdown,
         views.folder_choices([], labels.lang),
@@ -270,15 +264,7 @@ def _stats_panel(labels: Labels) -> StatsPanel:
         wrap=True,
         text={"label": "instr_cited"},
     )
-    gaps = labels.add(
-        gr.Dataframe,
-        headers=views.gaps_table([], labels.lang)["headers"],
-        datatype=views.GAP_DATATYPES,
-        interactive=False,
-        elem_id="cr-gaps-table",
-        wrap=True,
-        text={"label": "instr_gaps"},
-    )
+    gaps = gr.HTML(views.gaps_table([], labels.lang), elem_id="cr-gaps-table", padding=True)
     with gr.Row(equal_height=True):
         gap_pick = labels.add(
             gr.Dropdown,

@@ -2,7 +2,7 @@
 index statistics, tables (with translated headers), build summaries, progress, gap choices.
 
 File names, questions and comments come from outside and are escaped here (Markdown) or
-passed as table cells (which Gradio shows as text).
+passed as table cells (which Gradio shows as text), or escaped into the HTML tables.
 """
 
 from __future__ import annotations
@@ -86,12 +86,39 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes} B"
 
 
-def files_table(files: list[CourseFile], lang: str) -> dict:
+def html_table(caption: str, headers: list[str], rows: list[list[str]], classes: list[str] | None = None) -> str:
+    """A table of escaped cells (`rows` hold HTML), readable at every width: wide, a table
+    with headers on one line; on a phone (theme.py) each row stacks its cells, each with its
+    header's words before it (`.cr-cell-label`, drawn only there). `classes` name each column."""
+    classes = classes or [""] * len(headers)
+    head = "".join(f'<th scope="col" class="{c}">{html.escape(h)}</th>' for h, c in zip(headers, classes))
+    body = []
+    for row in rows:
+        cells = []
+        for header, css, cell in zip(headers, classes, row):
+            empty = " cr-cell-empty" if not str(cell).strip() else ""
+            label = f'<span class="cr-cell-label">{html.escape(header)}</span>'
+            cells.append(f'<td class="{css}{empty}">{label}{cell}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="cr-table-wrap"><table class="cr-table"><caption>{html.escape(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def files_table(files: list[CourseFile], lang: str) -> str:
+    """The course folder's files: name, size, passages, indexed or not."""
     rows = [
-        [f.source, _size(f.size_bytes), f.chunks, t(lang, "state_indexed" if f.indexed else "state_not_indexed")]
+        [
+            html.escape(f.source),
+            _size(f.size_bytes),
+            str(f.chunks),
+            html.escape(t(lang, "state_indexed" if f.indexed else "state_not_indexed")),
+        ]
         for f in files
     ]
-    return table(rows, ["col_file", "col_size", "col_passages", "col_state"], lang)
+    keys = ["col_file", "col_size", "col_passages", "col_state"]
+    return html_table(t(lang, "instr_files"), [t(lang, k) for k in keys], rows, ["cr-col-name", "", "", ""])
 
 
 def folder_choices(folders: list[str], lang: str) -> list[tuple[str, str]]:
@@ -121,45 +148,48 @@ def cited_table(rows: list[tuple[str, int, int, int]], lang: str) -> dict:
     return table([list(row) for row in rows], ["col_file", "col_times_cited", "👍", "👎"], lang)
 
 
-GAP_DATATYPES = ["str", "number", "number", "number", "number", "str", "str", "markdown"]
-
-
-def _md_text(text: str) -> str:
-    """Text safe inside a Markdown link's words (course file names and places)."""
-    return re.sub(r"([\\`*_{}\[\]()<>#+!|~])", r"\\\1", html.escape(text, quote=False))
-
-
 def source_links(sources, course_id: str | None, lang: str) -> str:
-    """The sources a gap's answers used, each a link to the course file at the cited place."""
+    """The sources a gap's answers used, each a link to the course file at the cited place (HTML)."""
     links = []
     for source, locator in sources:
         where = say_locator(locator, lang) if locator else ""
-        words = _md_text(f"{source} · {where}" if where else source)
-        links.append(f"[{words}]({file_url(course_id, source, locator)})" if course_id else words)
+        words = html.escape(f"{source} · {where}" if where else source)
+        if course_id:
+            href = html.escape(file_url(course_id, source, locator))
+            links.append(f'<a href="{href}" target="_blank" rel="noopener noreferrer">{words}</a>')
+        else:
+            links.append(words)
     return "<br>".join(links)
 
 
-def gaps_table(groups: list[dict], lang: str, course_id: str | None = None) -> dict:
+def gaps_table(groups: list[dict], lang: str, course_id: str | None = None) -> str:
     """Open gaps: the question (text, as asked), counts, when, comments, and the sources the
-    refused-or-wrong answers used, linked (the only Markdown column: no learner text in it)."""
+    refused-or-wrong answers used, linked. Learners' words are escaped (`cr-learner` cells)."""
     rows = [
         [
-            g["question"],
-            g["count"],
-            g["refused"],
-            g["down"],
-            g.get("wrong", 0),
-            str(g["last"])[:16].replace("T", " "),
-            " · ".join(g["comments"]),
+            html.escape(g["question"]),
+            str(g["count"]),
+            str(g["refused"]),
+            str(g["down"]),
+            str(g.get("wrong", 0)),
+            html.escape(str(g["last"])[:16].replace("T", " ")),
+            html.escape(" · ".join(g["comments"])),
             source_links(g.get("sources") or [(f, "") for f in g["files"]], course_id, lang),
         ]
         for g in groups
     ]
-    return table(
-        rows,
-        ["col_question", "col_times", "col_refused", "👎", "col_wrong", "col_last", "col_comments", "col_files"],
-        lang,
-    )
+    keys = ["col_question", "col_times", "col_refused", "👎", "col_wrong", "col_last", "col_comments", "col_files"]
+    headers = [t(lang, key) if key.startswith("col_") else key for key in keys]
+    classes = [
+        "cr-learner cr-col-text",
+        "cr-num",
+        "cr-num",
+        "cr-num",
+        "cr-num",
+        "cr-col-when",
+        "cr-learner cr-col-text",
+    ]
+    return html_table(t(lang, "instr_gaps"), headers, rows, [*classes, "cr-col-name"])
 
 
 def gap_choices(groups: list[dict]) -> list[tuple[str, str]]:
