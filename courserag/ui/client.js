@@ -7,6 +7,10 @@
   // (the upload box draws them once): the text catalog's ui.gradio_* keys, filled in by
   // ui/theme.client_js.
   const WORDS = __CR_GRADIO_WORDS__;
+  // The rules for what lies outside Gradio's container (ui/theme.PAGE_CSS).
+  const pageCss = document.createElement("style");
+  pageCss.textContent = __CR_PAGE_CSS__;
+  document.head.appendChild(pageCss);
   const lang = () => (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 
   // -- the page language: <html lang> and Gradio's own strings ------------------------
@@ -147,6 +151,7 @@
 
   const closePanel = () => {
     panel.hidden = true;
+    document.body.classList.remove("cr-sp-open");
     if (opener && document.body.contains(opener)) opener.focus();
     opener = null;
   };
@@ -194,6 +199,7 @@
     }
     panel.querySelector("#cr-sp-close").setAttribute("aria-label", WORDS[lang()].close);
     panel.hidden = false;
+    document.body.classList.add("cr-sp-open");  // on a wide screen the page narrows beside it (theme.py)
     opener = trigger;
     panel.querySelector("#cr-sp-close").focus();
     const first = body.querySelector("mark");

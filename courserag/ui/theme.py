@@ -154,6 +154,22 @@ table.cr-table a { color: #3730a3; }
 """.replace("NARROW", NARROW).replace("WIDE", WIDE)
 
 
+# Rules for what lies outside Gradio's container (the page's body and margins, the source
+# panel): Gradio scopes every rule of `css` inside a media query to its container, so these
+# are added by client.js as a style element of their own.
+PAGE_CSS = """
+/* Wide screens: the source opens beside the chat, which narrows (client.js marks the body). */
+@media (min-width: WIDE) {
+  #cr-source-panel { width: min(34rem, 42vw); }
+  body.cr-sp-open { padding-right: min(34rem, 42vw) !important; box-sizing: border-box; }
+}
+/* A phone's width goes to the page, not its margins. */
+@media (max-width: NARROW) {
+  .gradio-container .main.app { padding: 0.5rem 0.5rem 1rem !important; }
+}
+""".replace("NARROW", NARROW).replace("WIDE", WIDE)
+
+
 def theme() -> gr.themes.Base:
     """Soft, indigo, with every text at 4.5:1 or more on its background."""
     return gr.themes.Soft(primary_hue="indigo", secondary_hue="slate", neutral_hue="slate").set(
@@ -181,6 +197,7 @@ def client_js() -> str:
     Gradio words it redraws taken from the text catalog."""
     words = {lang: {w: t(lang, f"gradio_{w}") for w in GRADIO_WORDS} for lang in LANGUAGES}
     script = (Path(__file__).parent / "client.js").read_text(encoding="utf-8")
+    script = script.replace("__CR_PAGE_CSS__", json.dumps(PAGE_CSS))
     return script.replace("__CR_GRADIO_WORDS__", json.dumps(words, ensure_ascii=False))
 
 

@@ -231,3 +231,30 @@ def test_the_accessibility_scan_finds_nothing_serious(browser, server, instructo
         assert duplicate_ids(page) == []
     finally:
         context.close()
+
+
+def overlap(a: dict, b: dict) -> float:
+    """The area two boxes share."""
+    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(w, 0) * max(h, 0)
+
+
+def test_on_a_wide_screen_the_source_opens_beside_the_answer_not_over_it(browser, server):
+    """Issue 43, item 3: at 1366 px the 544 px drawer covered the answer; the chat narrows instead."""
+    context, page = open_app(browser, server, width=1366, height=900)
+    try:
+        answer = ask(page, "What is the late policy for homework?")
+        panel = open_source(page, answer, int(citations(answer)[0]["n"]))
+        settle(page)
+        sheet = box(page, "#cr-source-panel")
+        assert sheet["width"] >= 300, sheet
+        assert_inside(sheet, viewport(page), "source panel")
+        for what, part in (("chat", box(page, "#cr-chat")), ("answer", answer.bounding_box())):
+            assert overlap(part, sheet) <= 1, (f"the source panel covers the {what}", part, sheet)
+        no_sideways_scroll(page)
+        assert "syllabus" in panel.locator("#cr-sp-title").inner_text()
+        close_source(page)
+        assert box(page, "#cr-chat")["width"] > sheet["width"], "the chat did not widen again"
+    finally:
+        context.close()
