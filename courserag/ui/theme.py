@@ -124,6 +124,11 @@ table.cr-table td.cr-col-name { min-width: 10em; }
 table.cr-table a { color: #3730a3; }
 .dark table.cr-table a { color: #c7d2fe; }
 .cr-cell-label { display: none; }
+/* The chat's own icons (the trash at its top right) float over the messages as they scroll:
+   the messages keep out of their column, so a message's copy icon never slides under them. */
+#cr-chat .message-wrap { padding-right: 1.6rem; }
+/* Issue 43: an e-mail address or a file name is broken only where it cannot fit a line alone. */
+#cr-chat .message-content, #cr-chat .message-content * { overflow-wrap: break-word; word-break: normal; }
 /* Wide screens: the catalog's card column stays in view beside the roadmap as it scrolls. */
 @media (min-width: WIDE) {
   #cr-catalog-side { position: sticky; top: 0.5rem; align-self: flex-start; max-height: calc(100vh - 1rem); overflow-y: auto; }
@@ -141,7 +146,16 @@ table.cr-table a { color: #3730a3; }
   #cr-top { flex-direction: column !important; align-items: stretch !important; }
   #cr-top > * { min-width: 0 !important; width: 100% !important; }
   #cr-lang { order: -1; margin-left: auto; width: auto !important; }
-  #cr-chat { height: 60vh !important; }
+  /* The question box is in view when the page opens, under the header, course line and
+     toggle (~330 px on a 360 x 640 phone), with the chat as tall as the rest allows. */
+  #cr-chat { height: clamp(180px, calc(100svh - 420px), 60vh) !important; }
+  /* Answers take the chat's width; the question box's hint fits beside a Send button
+     as wide as its word. */
+  #cr-chat .message-row.bubble { max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important; }
+  #cr-ask-row { gap: 0.5rem; }
+  #cr-ask-row #cr-send { flex: 0 0 auto !important; min-width: 0 !important; width: auto !important; padding: 0 0.5rem; }
+  #cr-question { padding-left: 4px !important; padding-right: 4px !important; }
+  #cr-question textarea { padding-left: 6px !important; padding-right: 6px !important; }
   table.cr-table thead { display: none; }  /* each cell says its header (.cr-cell-label) */
   table.cr-table, table.cr-table tbody, table.cr-table tr, table.cr-table td { display: block; width: auto; }
   table.cr-table caption { display: block; }

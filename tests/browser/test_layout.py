@@ -258,3 +258,76 @@ def test_on_a_wide_screen_the_source_opens_beside_the_answer_not_over_it(browser
         assert box(page, "#cr-chat")["width"] > sheet["width"], "the chat did not widen again"
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (420, 800)])
+def test_the_question_box_is_in_view_when_a_phone_opens_the_page(browser, server, width, height, locale):
+    """Issue 43, item 13: at 420 x 800 the question box started at y = 809, below the screen."""
+    context, page = open_app(browser, server, width=width, height=height, locale=locale)
+    try:
+        assert page.evaluate("window.scrollY") == 0
+        screen = viewport(page)
+        assert_inside(box(page, "#cr-question textarea"), screen, "question box")
+        assert_inside(box(page, "#cr-send"), screen, "send button")
+        assert box(page, "#cr-chat")["height"] >= 180, "the chat is too short to read"
+    finally:
+        context.close()
+
+
+EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+# The question box's hint on one line: its width in the box's font against the box's inner width.
+HINT_ROOM_JS = """(e) => { const s = getComputedStyle(e); const c = document.createElement('canvas').getContext('2d');
+    c.font = s.font; return {text: Math.ceil(c.measureText(e.placeholder).width),
+    room: e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight), hint: e.placeholder}; }"""
+# Each message icon (copy, like, dislike) scrolled up to the height of the chat's own icons (the
+# trash at its top right, drawn over the messages): the pairs that then overlap.
+ICONS_MEET_JS = """() => {
+  const chat = document.querySelector('#cr-chat');
+  const own = [...chat.querySelectorAll('.top-panel button')].filter((b) => b.offsetParent);
+  const icons = [...chat.querySelectorAll('.message-buttons button')].filter((b) => b.offsetParent);
+  if (!own.length || !icons.length) return ['no icons found'];
+  const scroller = [...chat.querySelectorAll('*')].find((e) => e.scrollHeight > e.clientHeight + 1
+    && /auto|scroll/.test(getComputedStyle(e).overflowY));
+  const met = [];
+  for (const icon of icons) {
+    scroller.scrollTop += icon.getBoundingClientRect().top - own[0].getBoundingClientRect().top;
+    const a = icon.getBoundingClientRect();
+    for (const b of own.map((x) => x.getBoundingClientRect())) {
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 0.5 && h > 0.5) met.push(icon.getAttribute('aria-label'));
+    }
+  }
+  return met;
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("width", [420, 360])
+def test_on_a_phone_the_hint_fits_answers_use_the_width_and_icons_stay_apart(browser, server, width, locale):
+    """Issue 43, item 10: the question box's hint cut at 420 px; answers ~65% of a 360 px
+    screen with e-mail addresses broken mid-word; the copy icon over the chat's trash icon."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        room = page.locator("#cr-question textarea").evaluate(HINT_ROOM_JS)
+        assert room["text"] <= room["room"], f"the question box's hint is cut: {room}"
+        answer = ask(page, "What is the email address of Dr. Elena Marsh?")
+        chat = box(page, "#cr-chat")
+        bubble = answer.bounding_box()
+        assert bubble["width"] >= 0.85 * chat["width"], ("the answer leaves the screen's width unused", bubble, chat)
+        broken = answer.evaluate(
+            """(e, pattern) => { const out = []; const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+                for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                  for (const m of n.nodeValue.matchAll(new RegExp(pattern, 'g'))) {
+                    const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+                    const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+                    if (tops.size > 1) out.push(m[0]);
+                  } }
+                return out; }""",
+            EMAIL,
+        )
+        assert "elena.marsh@example.edu" in answer.inner_text()
+        assert broken == [], f"e-mail addresses broken across lines: {broken}"
+        assert page.evaluate(ICONS_MEET_JS) == [], "a message's icon slides under the chat's own"
+    finally:
+        context.close()
