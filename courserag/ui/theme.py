@@ -107,6 +107,10 @@ mark { background: var(--cr-mark); color: var(--cr-mark-text); padding: 0 0.1em;
   border-top: 1px solid var(--border-color-primary); padding-top: 0.5em; }
 #cr-sp-body .cr-para { margin: 0 0 0.6em 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 #cr-sp-body.cr-code .cr-para { font-family: var(--font-mono); margin: 0; }
+#cr-sp-body .cr-passage-table { white-space: normal; overflow-x: auto; }
+#cr-sp-body table { border-collapse: collapse; }
+#cr-sp-body th, #cr-sp-body td { border: 1px solid var(--border-color-primary); padding: 0.2em 0.5em; text-align: left;
+  vertical-align: top; overflow-wrap: normal; }
 #cr-sp-foot a { color: #3730a3; font-weight: 600; }
 .dark #cr-sp-foot a { color: #c7d2fe; }
 /* The instructor's tables (ui/instructor/views.html_table): headers on one line, long names

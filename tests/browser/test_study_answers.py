@@ -19,7 +19,7 @@ import pytest
 
 import docgen
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, screenshot, select_course
+from tests.browser_app import CHROMIUM, open_app, screenshot, select_course
 from tests.browser_support import (
     DEJAVU,
     ask,
@@ -255,3 +255,30 @@ def test_original_opens_a_markdown_file_with_the_cited_lines_below_its_header(pa
 
 
 # -- issue 43: the source panel's tables and sentences, quotes shown as written ----------------
+
+
+@pytest.mark.parametrize("width, locale", [(1366, "en-US"), (420, "zh-CN")])
+def test_a_markdown_table_opens_as_a_table_and_the_highlight_runs_past_an_abbreviation(browser, server, width, locale):
+    """Issue 43, item 4: the panel showed a table's raw pipes and "|------|" row, and its
+    highlight stopped at "…coordinator, Dr." (an abbreviation taken for a sentence's end)."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        answer = ask(page, "What do students who have not passed MAT-2040 need?")
+        cited = next(c for c in citations(answer) if c["file"] == "syllabus.md" and c["cited"])
+        panel = open_source(page, answer, int(cited["n"]))
+        marked = " ".join(panel.locator("#cr-sp-body mark").all_inner_texts())
+        assert "Dr. Elena Marsh, before the end of Week 2" in marked, marked
+        close_source(page)
+
+        answer = ask(page, "What are the office hours of the instructors?")
+        cited = next(c for c in citations(answer) if c["file"] == "syllabus.md" and c["cited"])
+        panel = open_source(page, answer, int(cited["n"]))
+        body = panel.locator("#cr-sp-body")
+        assert "|---" not in body.inner_text() and "| Name |" not in body.inner_text(), body.inner_text()
+        table = body.locator("table").first
+        assert table.is_visible()
+        assert table.locator("th").first.inner_text() == "Name", table.inner_html()
+        assert table.locator("td mark").count() > 0  # the rows the answer used are highlighted
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no page-wide scroll
+    finally:
+        context.close()

@@ -31,7 +31,7 @@ from courserag.ui.files import file_url, resolve
 from courserag.ui.rendering.mathtext import normalize
 from courserag.ui.rendering.numbering import display_numbers
 from courserag.ui.rendering.sanitize import answer_html, clean_html, markdown_html, one_block, text_nodes
-from courserag.ui.rendering.sources import CODE_TYPES, highlight, is_prose, paragraphs
+from courserag.ui.rendering.sources import CODE_TYPES, highlight, is_prose, paragraphs, passage_blocks
 
 _CODE_SPANS = re.compile(r"(```[\s\S]*?```|`[^`\n]+`)")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
@@ -111,14 +111,36 @@ def _passage_html(cite: dict, answer: str) -> str:
     text = normalize(str(cite.get("text", "")).replace("**", ""))  # its LaTeX for KaTeX
     code = doc_type in CODE_TYPES and not is_prose(text, doc_type)
     rows = []
-    for paragraph in paragraphs(text, doc_type if code or doc_type not in CODE_TYPES else "md"):
-        if not paragraph.strip():
+    lines = paragraphs(text, doc_type if code or doc_type not in CODE_TYPES else "md")
+    for block in lines if code else passage_blocks(lines):
+        if isinstance(block, list):
+            rows.append(_table_html(block, answer, number))
             continue
-        pieces = highlight(paragraph, answer, number) if answer else [(paragraph, False)]
+        if not block.strip():
+            continue
+        pieces = highlight(block, answer, number) if answer else [(block, False)]
         inner = "".join(f"<mark>{html.escape(p)}</mark>" if marked else html.escape(p) for p, marked in pieces)
         rows.append(f'<div class="cr-para">{inner}</div>')
     css = "cr-passage cr-code" if code else "cr-passage"
     return f'<div class="{css}" hidden>{"".join(rows)}</div>'
+
+
+def _table_html(rows: list[list[str]], answer: str, number: int) -> str:
+    """A Markdown table of a passage as a table (header cells, then rows), a row the
+    answer drew on marked as a highlighted sentence is."""
+
+    def marked(cells: list[str]) -> bool:
+        return bool(answer) and any(hit for _, hit in highlight(" ".join(cells), answer, number))
+
+    def row(cells: list[str], tag: str) -> str:
+        wrap = "<mark>{}</mark>" if tag == "td" and marked(cells) else "{}"
+        return "<tr>" + "".join(f"<{tag}>{wrap.format(html.escape(c))}</{tag}>" for c in cells) + "</tr>"
+
+    head, body = rows[0], rows[1:]
+    return (
+        f'<div class="cr-para cr-passage-table"><table><thead>{row(head, "th")}</thead>'
+        f"<tbody>{''.join(row(cells, 'td') for cells in body)}</tbody></table></div>"
+    )
 
 
 def _source_entry(cite: dict, lang: str, url: str | None, answer: str) -> str:
