@@ -4,6 +4,7 @@ generated documents, and the axe-core accessibility scan."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -233,6 +234,23 @@ def wait_ready(page, name: str) -> None:
         arg=name,
     )
     settle(page)
+
+
+@contextlib.contextmanager
+def sidebar(page):
+    """The course, scope and upload controls within reach: on a narrow screen the sidebar is
+    opened by its toggle for the steps inside the block and closed after them."""
+    toggle = page.locator("#cr-sidebar-toggle")
+    narrow = toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true"
+    if narrow:
+        toggle.click()
+        page.wait_for_selector("#cr-course", state="visible")
+        settle(page)
+    yield
+    if narrow:
+        toggle.click()
+        page.wait_for_selector("#cr-course", state="hidden")
+        settle(page)
 
 
 def choose_scope(page, label: str) -> None:

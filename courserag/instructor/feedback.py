@@ -140,6 +140,36 @@ class FeedbackLog:
         feedback_id: str | None = None,
     ) -> dict:
         """Store one vote; returns the record (its `id` is what a later comment refers to)."""
+        record = self.vote_record(
+            question=question,
+            answer=answer,
+            citations=citations,
+            course_id=course_id,
+            vote=vote,
+            scope=scope,
+            refused=refused,
+            mode=mode,
+            comment=comment,
+            feedback_id=feedback_id,
+        )
+        self._append(self.feedback_path, record)
+        return record
+
+    @staticmethod
+    def vote_record(
+        *,
+        question: str,
+        answer: str,
+        citations: Sequence[dict],
+        course_id: str,
+        vote: str,
+        scope: str = "both",
+        refused: bool = False,
+        mode: str = "",
+        comment: str = "",
+        feedback_id: str | None = None,
+    ) -> dict:
+        """The record a vote stores, without storing it (a reload rebuilds its turn's vote)."""
         if vote not in VOTES:
             raise ValueError(f"vote must be one of {VOTES}, but got {vote!r}")
         cites = safe_citations(citations)
@@ -161,7 +191,6 @@ class FeedbackLog:
             "scope": scope,
             "mode": mode,
         }
-        self._append(self.feedback_path, record)
         return record
 
     def add_comment(self, record: dict, comment: str) -> dict:

@@ -50,7 +50,7 @@
   // on the element (data-cr-en-*) so a switch back restores it, and a new English value
   // Gradio sets (Copy -> Copied) is taken as the new original.
   const GRADIO_ZH = {
-    "Like": "赞", "Dislike": "踩", "Copy message": "复制消息", "Copied message": "已复制消息",
+    "Like": "赞", "Dislike": "踩", "Liked": "已赞", "Disliked": "已踩", "Copy message": "复制消息", "Copied message": "已复制消息",
     "Copy": "复制", "Copied": "已复制", "Clear": "清除", "chatbot conversation": "聊天对话",
     "Table actions": "表格操作", "Copy table data": "复制表格数据", "Fullscreen": "全屏",
     "Exit fullscreen mode": "退出全屏", "Exit fullscreen": "退出全屏", "Sort ascending": "升序排列",

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, line_count, new_lines, screenshot, unlock
+from tests.browser_app import CHROMIUM, line_count, new_lines, open_app, screenshot, unlock
 from tests.browser_support import ask, bot_messages, citations, upload, wait_for_answer, wait_ready
 
 pytestmark = pytest.mark.slow
@@ -101,3 +101,29 @@ def test_feedback_sits_beside_its_answer_chips_send_and_removal_is_one_click(pag
     wait_ready(page, "emu_notes.txt")
     page.locator("#cr-notes .cr-remove-file[data-name='emu_notes.txt']").click()
     page.wait_for_function("!document.querySelector('#cr-notes')?.innerText.includes('emu_notes.txt')")
+
+
+@pytest.mark.parametrize(
+    "width, locale, question, thumb, selected",
+    [
+        (1366, "en-US", "Why is merge sort stable?", "Dislike", "Disliked"),
+        (420, "zh-CN", "Why is merge sort stable?", "踩", "已踩"),
+        (360, "en-US", "What is the late policy for homework?", "Like", "Liked"),
+    ],
+)
+def test_a_vote_shows_selected_after_a_reload(browser, server, width, locale, question, thumb, selected):
+    """Issue 43, item 7: the 👍/👎 a learner gave showed unselected after F5."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        ask(page, question)
+        page.locator(f"#cr-chat button[aria-label='{thumb}']").last.click()
+        page.wait_for_function(
+            "document.querySelector('#cr-saved textarea, #cr-saved input')?.value === '1 turns, 0 files, 1 rated'"
+        )
+        page.reload()
+        page.wait_for_selector("#cr-session-note:has-text('Welcome back'), #cr-session-note:has-text('欢迎回来')")
+        page.wait_for_selector(f"#cr-chat button[aria-label='{selected}']")
+        assert bot_messages(page).count() == 1
+        assert page.locator(f"#cr-chat button[aria-label='{thumb}']").count() == 0  # only the other thumb is left
+    finally:
+        context.close()

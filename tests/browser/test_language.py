@@ -7,8 +7,8 @@ Switched to 中文 while unlocked (issue 21, point 5): the page is used in Engli
 uploaded, answers and a refusal, the instructor tab unlocked), then switched to 中文; every
 visible string of both tabs (text, placeholders, accessible names, titles) must then be
 Chinese: an English word is allowed only in a file name, a course code, code, or the learner's
-own words and the course's quoted text. A refusal's hint follows the interface language,
-whatever the question's.
+own words and the course's quoted text. An answer is in one language, its question's: its
+words, a refusal's hint and its notes (issue 43, item 6); the sources' labels follow the interface.
 
 One app serves the module (tests/browser_app.py: in a thread, over private copies of the built
 sample data, the course folders and the course list); each test opens its own browser
@@ -112,7 +112,8 @@ def test_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(brow
         wait_ready(page, notes.name)
         ask(page, "K 均值聚类什么时候停止？")
         ask(page, "火星上的咖啡馆几点开门？")
-        assert "Try rephrasing" in last_answer_text(page)  # the English interface's hint, on a Chinese question
+        # a Chinese question's refusal and its hint are Chinese, in the English interface too
+        assert "换个说法" in last_answer_text(page) and "Try rephrasing" not in last_answer_text(page)
         unlock(page)
         page.wait_for_selector("#cr-instr-status:has-text('Unlocked')")
 
@@ -135,8 +136,30 @@ def test_switched_to_chinese_while_unlocked_every_visible_string_is_chinese(brow
         page.get_by_role("tab", name=re.compile("学习")).click()
         settle(page)
         select_course(page, "CSC3100 Data Structures")
-        ask(page, "Is there a field trip to the zoo?")  # an English question, refused
-        assert "换个说法" in last_answer_text(page) and "Try rephrasing" not in last_answer_text(page)
+        ask(page, "Is there a field trip to the zoo?")  # an English question, refused in English
+        assert "Try rephrasing" in last_answer_text(page) and "换个说法" not in last_answer_text(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    "width, locale, question, hint, other",
+    [
+        (1366, "zh-CN", "Is there a field trip to the zoo?", "Try rephrasing", re.compile(r"[\u3400-\u9fff]")),
+        (420, "zh-CN", "Is there a field trip to the zoo?", "Try rephrasing", re.compile(r"[\u3400-\u9fff]")),
+        (1366, "en-US", "火星上的咖啡馆几点开门？", "换个说法", re.compile(r"[A-Za-z]{3,}")),
+        (420, "en-US", "火星上的咖啡馆几点开门？", "换个说法", re.compile(r"[A-Za-z]{3,}")),
+    ],
+)
+def test_a_refusal_and_its_hint_speak_the_questions_language_in_either_interface(
+    browser, server, width, locale, question, hint, other
+):
+    """Issue 43, item 6: in the Chinese interface an English question's refusal came in
+    English with a Chinese hint (and the reverse). One rule: the question's language."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        said = ask(page, question).inner_text()
+        assert hint in said and not other.findall(said), said
     finally:
         context.close()
 

@@ -29,6 +29,8 @@ from tests.browser_support import (
     docx,
     docx_with_equation_and_image,
     pdf,
+    settle,
+    sidebar,
     upload,
     wait_ready,
 )
@@ -225,3 +227,32 @@ def test_dropped_images_are_named_and_equations_kept(page, tmp_path):
     log = upload(page, docx_with_equation_and_image(tmp_path / "capybara_physics.docx"))
     assert "✓ capybara_physics.docx" in log
     assert "1 image was left out" in log and "equation" not in log  # issue 21.7: equations are read
+
+
+@pytest.mark.parametrize(
+    "width, locale, scope, question, said",
+    [
+        (1366, "en-US", "My notes", "What is the late policy for homework?", "You have not uploaded any notes yet"),
+        (420, "zh-CN", "我的笔记", "迟交作业怎么扣分？", "你还没有上传笔记"),
+    ],
+)
+def test_a_reload_shows_each_message_as_it_was_said(browser, server, width, locale, scope, question, said):
+    """Issue 43, item 7: "You have not uploaded any notes yet…" (scope "My notes", no
+    uploads) came back after F5 as "I could not find this in this course's materials…",
+    which is false: the materials were not searched."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        with sidebar(page):
+            choose_scope(page, scope)
+        before = ask(page, question).inner_text()
+        assert said in before, before
+        page.wait_for_function(
+            "document.querySelector('#cr-saved textarea, #cr-saved input')?.value === '1 turns, 0 files'"
+        )
+        page.reload()
+        page.wait_for_selector("#cr-session-note:has-text('Welcome back'), #cr-session-note:has-text('欢迎回来')")
+        page.wait_for_function("(q) => document.querySelector('#cr-chat')?.innerText.includes(q)", arg=question)
+        settle(page)
+        assert bot_messages(page).last.inner_text() == before
+    finally:
+        context.close()

@@ -40,6 +40,11 @@ def _spans(text: str):
         offset += len(part)
 
 
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each math span outside code, as `protect` will find it."""
+    return [(start, end) for start, end, _, _ in _spans(text)]
+
+
 def delimited(latex: str, displayed: bool) -> str:
     return f"\\[{latex}\\]" if displayed else f"\\({latex}\\)"
 

@@ -25,11 +25,13 @@ from courserag.i18n.locators import line_range, page_of, say_locator
 from courserag.i18n.messages import unit_word
 from courserag.i18n.ui_texts import t
 from courserag.ingest.progress import PendingUpload
+from courserag.lang.script import script_of
 from courserag.results import UNIT_OF_DOC_TYPE, Answer, IndexStatus, UploadResult
 from courserag.retrieval.session_pool import UploadedFile
 from courserag.ui.files import file_url, resolve
 from courserag.ui.rendering.mathtext import normalize
 from courserag.ui.rendering.numbering import display_numbers
+from courserag.ui.rendering.quoting import quoted_markdown
 from courserag.ui.rendering.sanitize import answer_html, clean_html, markdown_html, one_block, text_nodes
 from courserag.ui.rendering.sources import CODE_TYPES, highlight, is_prose, paragraphs, passage_blocks
 
@@ -204,9 +206,10 @@ def refusal_hint(scope: str, lang: str) -> str:
     return t(lang, {"course": "refused_hint_course", "notes": "refused_hint_notes"}.get(scope, "refused_hint_both"))
 
 
-def pending_note(pending: Sequence[PendingUpload], lang: str) -> str:
-    names = "、".join(p.name for p in pending) if lang == "zh" else ", ".join(p.name for p in pending)
-    return t(lang, "pending_note", files=names)
+def pending_note(pending: Sequence[PendingUpload | str], lang: str) -> str:
+    """What was not searched yet: the files (or their names) still being indexed."""
+    names = [p if isinstance(p, str) else p.name for p in pending]
+    return t(lang, "pending_note", files=("、" if lang == "zh" else ", ").join(names))
 
 
 def format_reply(
@@ -217,19 +220,28 @@ def format_reply(
     docs_by_course: dict[str, Path],
     scope: str = "both",
     notices: Sequence[str] = (),
-    pending: Sequence[PendingUpload] = (),
+    pending: Sequence[PendingUpload | str] = (),
+    *,
+    mode: str = "",
+    said_in: str | None = None,
 ) -> str:
     """The assistant message: answer text, what to try or what was not searched yet, the
-    notices (already in `lang`), then the sources block. `pending` are the learner's files
-    that were still being indexed when the question was asked."""
+    notices (already in `said_in`), then the sources block. `pending` are the learner's files
+    that were still being indexed when the question was asked.
+
+    One language per answer (docs/ARCHITECTURE.md, "Words"): the answer's own words, its hint and its
+    notes are in `said_in`, its question's language; the sources block's labels follow the
+    interface (`lang`). Text no model wrote (quotes, catalog replies, refusals: any `mode`
+    but "llm") is shown as written, never read as Markdown (quoting.py)."""
+    said_in = said_in or lang
     text, citations = display_numbers(text, citations)  # cited sources first: [1], [2] …
-    parts = [text.strip()]
+    parts = [text.strip() if mode == "llm" else quoted_markdown(text.strip())]
     if pending and scope in ("both", "notes"):
-        parts.append(f"> {pending_note(pending, lang)}")
+        parts.append(f"> {pending_note(pending, said_in)}")
     elif refused:
-        parts.append(f"*{refusal_hint(scope, lang)}*")
+        parts.append(f"*{refusal_hint(scope, said_in)}*")
     for notice in notices:
-        parts.append(f"> ⚠️ **{t(lang, 'warning')}:** {notice}")
+        parts.append(f"> ⚠️ **{t(said_in, 'warning')}:** {notice}")
     # One block: the chat's own Markdown renderer must not reinterpret anything in it.
     return one_block(
         answer_text_html("\n\n".join(parts), lang) + render_citations(list(citations), lang, docs_by_course, text)
@@ -248,10 +260,22 @@ def format_answer(
     scope: str = "both",
     pending: Sequence[PendingUpload] = (),
 ) -> str:
-    """The assistant message for a finished Answer (see format_reply)."""
-    notices = [notice.text(lang) for notice in answer.notices]
+    """The assistant message for a finished Answer (see format_reply), said in its question's
+    language."""
+    said_in = script_of(answer.question)
+    notices = [notice.text(said_in) for notice in answer.notices]
+    citations = answer_citations(answer)
     return format_reply(
-        answer.answer, answer.refused, answer_citations(answer), lang, docs_by_course, scope, notices, pending
+        answer.answer,
+        answer.refused,
+        citations,
+        lang,
+        docs_by_course,
+        scope,
+        notices,
+        pending,
+        mode=answer.mode,
+        said_in=said_in,
     )
 
 

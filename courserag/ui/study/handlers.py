@@ -19,12 +19,12 @@ from courserag.errors import CourseRagError
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.feedback import FeedbackLog
 from courserag.instructor.gap_rules import REDIRECT_MODE
+from courserag.lang.script import script_of
 from courserag.results import Answer, IndexStatus
 from courserag.ui.clients import ClientPolicy, PerClientLimit, request_client
 from courserag.ui.rendering.render import (
     answer_citations,
     escape_markdown_html,
-    format_answer,
     format_reply,
     inert_links,
     render_course_card,
@@ -183,28 +183,71 @@ class StudyApp(UploadHandlers):
             *self.example_updates(course_id),
         )
 
-    def _restored_chat(self, restored: Restored, lang: str) -> tuple[list, list[ChatTurn]]:
+    def _restored_chat(self, restored: Restored, lang: str) -> tuple[dict, list[ChatTurn]]:
+        """The chat as it was shown (each message, its 👍/👎) and its turns, from the stored data."""
         history: list[dict] = []
         turns: list[ChatTurn] = []
+        votes: list[str | None] = []
         for turn in restored.turns:
             history.append({"role": "user", "content": text_html(turn["question"])})
-            shown = format_reply(
-                turn["answer"], turn["refused"], turn["citations"], lang, self.docs_by_course, turn["scope"]
+            history.append({"role": "assistant", "content": ""})
+            restored_turn = ChatTurn(
+                index=len(history) - 1,
+                question=turn["question"],
+                answer=turn["answer"],
+                citations=tuple(turn["citations"]),
+                course=turn["course"],
+                scope=turn["scope"],
+                refused=turn["refused"],
+                mode=turn["mode"],
+                notices=tuple(turn["notices"]),
+                pending=tuple(turn["pending"]),
+                said=turn["said"],
             )
-            history.append({"role": "assistant", "content": shown})
-            turns.append(
-                ChatTurn(
-                    index=len(history) - 1,
-                    question=turn["question"],
-                    answer=turn["answer"],
-                    citations=tuple(turn["citations"]),
-                    course=turn["course"],
-                    scope=turn["scope"],
-                    refused=turn["refused"],
-                    mode=turn["mode"],
-                )
+            restored_turn = restored_turn.rated(self._restored_vote(restored_turn, turn["vote"]))
+            history[-1]["content"] = self.shown(restored_turn, lang)
+            turns.append(restored_turn)
+            votes.append({"up": "Like", "down": "Dislike"}.get((turn["vote"] or {}).get("vote")))
+        return gr.update(value=history, feedback_value=votes if any(votes) else None), turns
+
+    def _restored_vote(self, turn: ChatTurn, vote: dict | None) -> dict | None:
+        """The feedback record of a restored turn's vote, as it was stored (never stored again)."""
+        if not vote:
+            return None
+        record = self.feedback.vote_record(
+            question=turn.question,
+            answer=turn.answer,
+            citations=list(turn.citations),
+            course_id=turn.course,
+            vote=vote["vote"],
+            scope=turn.scope or "both",
+            refused=turn.refused,
+            mode=turn.mode,
+            feedback_id=vote["id"],
+        )
+        return dict(record, wrong=True) if vote.get("wrong") else record
+
+    def shown(self, turn: ChatTurn, lang: str) -> str:
+        """The assistant message of a turn, as it is shown when asked, after a reload and after a
+        language switch: in its question's language, the sources' labels in `lang`."""
+        said_in = script_of(turn.question)
+        if turn.said:
+            return format_reply(
+                t(said_in, turn.said), False, [], lang, self.docs_by_course, turn.scope, said_in=said_in
             )
-        return history, turns
+        notices = [n.text(said_in) for n in turn.notices if hasattr(n, "text")]
+        return format_reply(
+            turn.answer,
+            turn.refused,
+            turn.citations,
+            lang,
+            self.docs_by_course,
+            turn.scope,
+            notices,
+            turn.pending,
+            mode=turn.mode,
+            said_in=said_in,
+        )
 
     def _restore_note(self, restored: Restored, sid: str, lang: str, adopted: bool) -> str:
         minutes = f"{self.settings.session_idle_minutes:g}"
@@ -225,7 +268,10 @@ class StudyApp(UploadHandlers):
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
         key = self.sessions.reload_key(sid) if sid else None
         value = snapshot(key, course_id, normalize_lang(lang), scope or "both", turns, self.upload_names(sid))
-        return value, f"{len(value['turns'])} turns, {len(value['uploads'])} files"
+        rated = sum(1 for turn in value["turns"] if turn["vote"])
+        return value, f"{len(value['turns'])} turns, {len(value['uploads'])} files" + (
+            f", {rated} rated" if rated else ""
+        )
 
     def on_unload(self, request: gr.Request):
         self.sessions.release_hash(getattr(request, "session_hash", None))
@@ -269,24 +315,23 @@ class StudyApp(UploadHandlers):
             yield list(history), gr.skip(), turns, {"error": detail}
             return
         assert final is not None
-        shown = format_answer(final, lang, self.docs_by_course, scope, pending)
-        if final.refused and scope == "notes" and not pending and not (sid and self.engine.uploads(sid)):
-            # Nothing was searched: say so, not "not in this course's materials" (the API keeps the refusal).
-            shown = format_reply(t(lang, "no_notes_to_search"), False, [], lang, self.docs_by_course, scope)
-        history[-1] = {"role": "assistant", "content": shown}
-        turns.append(
-            ChatTurn(
-                index=len(history) - 1,
-                question=question,
-                answer=final.answer,
-                citations=tuple(answer_citations(final)),
-                course=course_id,
-                scope=scope,
-                refused=final.refused,
-                mode=REDIRECT_MODE if final.redirected else final.mode,  # its 👎 is no content gap
-                notices=tuple(final.notices),
-            )
+        # Nothing was searched: say so, not "not in this course's materials" (the API keeps the refusal).
+        nothing_searched = final.refused and scope == "notes" and not pending and not (sid and self.engine.uploads(sid))
+        turn = ChatTurn(
+            index=len(history) - 1,
+            question=question,
+            answer=final.answer,
+            citations=tuple(answer_citations(final)),
+            course=course_id,
+            scope=scope,
+            refused=final.refused,
+            mode=REDIRECT_MODE if final.redirected else final.mode,  # its 👎 is no content gap
+            notices=tuple(final.notices),
+            pending=tuple(p.name for p in pending) if scope in ("both", "notes") else (),
+            said="no_notes_to_search" if nothing_searched else "",
         )
+        history[-1] = {"role": "assistant", "content": self.shown(turn, lang)}
+        turns.append(turn)
         yield list(history), gr.skip(), turns, final.to_json()
 
     def chat_in(self, history, turns, lang) -> list:
@@ -296,11 +341,7 @@ class StudyApp(UploadHandlers):
         history = list(history or [])
         for turn in turns or []:
             if isinstance(turn, ChatTurn) and 0 <= turn.index < len(history):
-                notices = [n.text(lang) for n in turn.notices if hasattr(n, "text")]
-                shown = format_reply(
-                    turn.answer, turn.refused, turn.citations, lang, self.docs_by_course, turn.scope, notices
-                )
-                history[turn.index] = {"role": "assistant", "content": shown}
+                history[turn.index] = {"role": "assistant", "content": self.shown(turn, lang)}
         return history
 
     @staticmethod
@@ -313,7 +354,7 @@ class StudyApp(UploadHandlers):
         return t(lang, "internal_error", kind=type(exc).__name__)
 
     def clear(self):
-        return [], [], None, gr.update(visible=False), None
+        return gr.update(value=[], feedback_value=None), [], None, gr.update(visible=False), None
 
     # -- feedback -----------------------------------------------------------------------
 

@@ -362,16 +362,22 @@ def _wire_chat(app: StudyApp, side: Sidebar, col: ChatColumn, states: StudyState
         )
     cleared = [turns, col.last_answer, fb.box, states.feedback_target]
     col.clear.click(app.clear, None, [chat, *cleared], api_name="clear", queue=False).then(*save, **PRIVATE)
-    chat.clear(lambda: ([], None, gr.update(visible=False), None), None, cleared, queue=False, **PRIVATE).then(
-        *save, **PRIVATE
-    )
+    chat.clear(  # the 👍/👎 a reload restored go with the messages
+        lambda: (gr.update(feedback_value=None), [], None, gr.update(visible=False), None),
+        None,
+        [chat, *cleared],
+        queue=False,
+        **PRIVATE,
+    ).then(*save, **PRIVATE)
 
 
 def _wire_feedback(app: StudyApp, col: ChatColumn, states: StudyStates, lang_state, save: tuple) -> None:
     fb, turns, target = col.feedback, states.turns, states.feedback_target
     comment_outputs = [turns, fb.box, target, fb.note, fb.comment]
-    col.chat.like(app.on_like, [turns, lang_state], comment_outputs, **PRIVATE)
+    col.chat.like(app.on_like, [turns, lang_state], comment_outputs, **PRIVATE).then(  # kept for a reload (F5)
+        *save, **PRIVATE
+    )
     comment_inputs = [fb.comment, target, turns, lang_state]
     fb.comment_btn.click(app.send_comment, comment_inputs, comment_outputs, **PRIVATE)
     fb.comment.submit(app.send_comment, comment_inputs, comment_outputs, **PRIVATE)
-    fb.wrong_btn.click(app.mark_wrong, [target, turns, lang_state], comment_outputs, **PRIVATE)
+    fb.wrong_btn.click(app.mark_wrong, [target, turns, lang_state], comment_outputs, **PRIVATE).then(*save, **PRIVATE)

@@ -3,24 +3,71 @@ browser's storage (`gr.BrowserState`), and what to say when it cannot.
 
 The stored value is plain data: the session's reload key (sessions.py; never the session id
 itself), when it was saved, the course, language and scope, the names of the uploaded notes,
-and the answered turns (question, answer text and citations). The conversation is rendered
-again from that data on load (rendering/render.py), never
-taken from stored HTML. Within SESSION_IDLE_MINUTES of the last save the conversation comes
-back, and the notes too while the server still holds the session's pool; otherwise the
-learner is told plainly what was cleared.
+and the answered turns (question, answer text and citations, and what else their message
+showed: the notes not yet searched, the warnings, a reply said instead of the answer, the
+learner's 👍/👎). The conversation is rendered again from that data on load
+(rendering/render.py), exactly as it was shown, never taken from stored HTML. Within
+SESSION_IDLE_MINUTES of the last save the conversation comes back, and the notes too while the
+server still holds the session's pool; otherwise the learner is told plainly what was cleared.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
+from courserag.i18n.messages import Notice
 from courserag.ui.study.sessions import valid_sid
 from courserag.ui.study.turns import ChatTurn
 
 VERSION = 1
 MAX_TURNS = 20  # the last answers kept (each carries its cited passages)
 _CITATION_KEYS = ("n", "source", "locator", "origin", "course_id", "text", "doc_type")
+
+
+_FEEDBACK_ID = re.compile(r"^[0-9a-f]{32}$")
+SAID = frozenset({"no_notes_to_search"})  # replies shown instead of the answer (ChatTurn.said)
+
+
+def notice_to_dict(notice: Notice) -> dict:
+    params = {k: notice_to_dict(v) if isinstance(v, Notice) else v for k, v in dict(notice.params).items()}
+    return {"code": notice.code, "params": params}
+
+
+def notice_from_dict(raw: object, depth: int = 0) -> Notice | None:
+    """A stored warning as a Notice, or None: only known codes and plain values come back."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("code"), str) or depth > 2:
+        return None
+    params = {}
+    for key, value in (raw.get("params") if isinstance(raw.get("params"), dict) else {}).items():
+        if isinstance(value, dict):
+            value = notice_from_dict(value, depth + 1)
+        elif isinstance(value, str):
+            value = _text(value, 2000)
+        elif not isinstance(value, (int, float)) or isinstance(value, bool):
+            value = None
+        if value is None:
+            return None
+        params[str(key)[:40]] = value
+    try:
+        return Notice(raw["code"][:80], params)
+    except KeyError:
+        return None
+
+
+def _vote_to_dict(feedback: dict | None) -> dict | None:
+    if not feedback or feedback.get("vote") not in ("up", "down"):
+        return None
+    return {"id": feedback.get("id"), "vote": feedback["vote"], "wrong": bool(feedback.get("wrong"))}
+
+
+def _clean_vote(raw: object) -> dict | None:
+    if not isinstance(raw, dict) or raw.get("vote") not in ("up", "down"):
+        return None
+    if not isinstance(raw.get("id"), str) or not _FEEDBACK_ID.match(raw["id"]):
+        return None
+    return {"id": raw["id"], "vote": raw["vote"], "wrong": raw.get("wrong") is True}
 
 
 def turn_to_dict(turn: ChatTurn) -> dict:
@@ -32,6 +79,10 @@ def turn_to_dict(turn: ChatTurn) -> dict:
         "refused": turn.refused,
         "mode": turn.mode,
         "citations": [{k: c.get(k) for k in _CITATION_KEYS if k in c} for c in turn.citations],
+        "said": turn.said,
+        "pending": list(turn.pending),
+        "notices": [notice_to_dict(n) for n in turn.notices if isinstance(n, Notice)],
+        "vote": _vote_to_dict(turn.feedback),
     }
 
 
@@ -87,6 +138,10 @@ def _clean_turn(raw: object) -> dict | None:
         "refused": bool(raw.get("refused")),
         "mode": _text(raw.get("mode"), 20),
         "citations": citations[:20],
+        "said": raw.get("said") if raw.get("said") in SAID else "",
+        "pending": [_text(name, 200) for name in (raw.get("pending") or [])[:20] if isinstance(name, str)],
+        "notices": [n for n in (notice_from_dict(x) for x in (raw.get("notices") or [])[:10]) if n is not None],
+        "vote": _clean_vote(raw.get("vote")),
     }
 
 

@@ -19,6 +19,8 @@ class ChatTurn:
     mode: str
     feedback: dict | None = field(default=None, compare=False)
     notices: tuple = field(default=(), compare=False)  # the answer's Notices, said again on a language switch
+    pending: tuple[str, ...] = field(default=(), compare=False)  # the learner's files not searched yet
+    said: str = field(default="", compare=False)  # a reply shown instead of the answer ("no_notes_to_search")
 
     def rated(self, record: dict | None) -> "ChatTurn":
         return replace(self, feedback=record)

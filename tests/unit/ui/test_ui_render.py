@@ -257,3 +257,58 @@ def test_a_markdown_heading_path_resolves_to_its_lines():
 
 def test_the_instructor_words_come_from_the_same_catalog():
     assert t("zh", "instr_unlocked") == "🔓 已解锁。"
+
+
+def test_a_reload_restores_what_each_message_showed_and_its_vote():
+    from courserag.i18n.messages import Notice
+
+    vote = {"id": "c" * 32, "vote": "down", "wrong": True}
+    turn = ChatTurn(
+        1,
+        "What is the late policy?",
+        "I could not find this.",
+        (),
+        "csc3100",
+        "notes",
+        True,
+        "refusal",
+        feedback=dict(vote, question="x"),
+        notices=(Notice("llm_fallback", {"reason": Notice("llm_deadline", {"host": "h", "seconds": 30})}),),
+        pending=("big.pdf",),
+        said="no_notes_to_search",
+    )
+    back = restore(snapshot("a" * 32, "csc3100", "en", "notes", [turn], []), idle_minutes=60).turns[0]
+    assert back["said"] == "no_notes_to_search" and back["pending"] == ["big.pdf"] and back["vote"] == vote
+    assert [n.text("en") for n in back["notices"]] == [n.text("en") for n in turn.notices]
+
+
+@pytest.mark.parametrize(
+    "stored, kept",
+    [
+        ({"said": "answer_not_found"}, {"said": ""}),  # only the replies the app says instead of an answer
+        ({"vote": {"id": "c" * 32, "vote": "sideways"}}, {"vote": None}),
+        ({"vote": {"id": "../feedback.jsonl", "vote": "up"}}, {"vote": None}),  # a feedback id is 32 hex digits
+        (
+            {"notices": [{"code": "no_such_code"}, {"code": "llm_fallback", "params": {"reason": ["x"]}}]},
+            {"notices": []},
+        ),
+        ({"pending": ["a.pdf", 3, None]}, {"pending": ["a.pdf"]}),
+    ],
+)
+def test_what_a_reload_brings_back_is_checked_like_all_client_input(stored, kept):
+    raw = {"question": "q?", "answer": "a", **stored}
+    back = restore({"v": 1, "key": "a" * 32, "saved": time.time(), "turns": [raw]}, 60).turns[0]
+    assert {k: back[k] for k in kept} == kept
+
+
+@pytest.mark.parametrize(
+    "said_in, hint, other",
+    [("en", "Try rephrasing", "换个说法"), ("zh", "换个说法", "Try rephrasing")],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_refusal_and_its_hint_are_in_one_language_whatever_the_interface(lang, said_in, hint, other):
+    pending = [PendingUpload("big.pdf", "indexing", 12, 118, "page")]
+    shown = format_reply("…", True, [], lang, DOCS, "both", said_in=said_in)
+    assert hint in shown and other not in shown
+    noted = format_reply("…", True, [], lang, DOCS, "both", pending=pending, said_in=said_in)
+    assert ("仍在建立索引" in noted) is (said_in == "zh")
