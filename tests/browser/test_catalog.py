@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser_app import *  # noqa: F403 - the app, the browser and their fixtures
-from tests.browser_app import CHROMIUM, open_app, screenshot
-from tests.browser_support import ask, citations, settle
+from tests.browser_app import CHROMIUM, open_app, screenshot, select_course
+from tests.browser_support import ask, citations, settle, sidebar
 
 pytestmark = pytest.mark.slow
 
@@ -107,6 +107,36 @@ def test_a_catalog_answer_cites_its_row_in_the_source_list(browser, server):
         cites = citations(answer)
         assert cites and cites[0]["file"].endswith("courses.csv") and "DS2010" in cites[0]["locator"]
         assert cites[0]["href"] is None  # a catalog row is no course file to open
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    "width, locale, course, question, once, never",
+    [
+        (1366, "en-US", None, "How many credits is CSC3100?", "The course materials say:", ["From the materials:"]),
+        (420, "zh-CN", "DS2010 数据科学导论", "DS2010 有几个学分？", "课程资料中的说法", ["根据资料", "不一致"]),
+        (360, "zh-CN", "DS2010 数据科学导论", "DS2010 的先修课程是什么？", "课程资料中的说法", ["根据资料", "不一致"]),
+    ],
+)
+def test_a_catalog_answer_says_each_source_once_and_a_program_rule_is_no_disagreement(
+    browser, server, width, locale, course, question, once, never
+):
+    """Issue 43, item 8: "The course materials say: From the materials: 3"; and the ECE
+    students' 2 credits (a program's rule), or a prerequisite named by its title, were
+    flagged as the materials disagreeing with the catalog."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        if course:
+            with sidebar(page):
+                select_course(page, course)
+        answer = ask(page, question)
+        said = answer.locator(".cr-md").inner_text()
+        assert citations(answer)[0]["file"].startswith("catalog/"), citations(answer)
+        if once:
+            assert said.count(once) == 1, said
+        for words in never:
+            assert words not in said, said
     finally:
         context.close()
 
