@@ -235,11 +235,41 @@
     }
   });
 
+  // Gradio names each chat message by its raw HTML, the hidden passages of its sources
+  // included: a screen reader read out markup. Named here by the text the message shows, in
+  // the page's language, again whenever that text changes (Gradio draws it after the name).
+  const messageNames = new WeakMap();
+  const shownText = (el) => {
+    const parts = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent) continue;
+      const hidden = parent.closest("[hidden]"), folded = parent.closest("details:not([open])");
+      if (hidden && el.contains(hidden)) continue;  // a source's passage, said in the source panel
+      if (folded && el.contains(folded) && !parent.closest("summary")) continue;  // "also consulted", folded
+      parts.push(node.nodeValue);
+    }
+    return parts.join(" ").replace(/\s+/g, " ").trim();
+  };
+  const nameMessages = () => {
+    for (const el of document.querySelectorAll("#cr-chat [aria-label]")) {
+      const label = el.getAttribute("aria-label");
+      const role = GRADIO_PREFIX_ZH.find(([en, zh]) => label.startsWith(en) || label.startsWith(zh));
+      if (!role) continue;
+      const seen = messageNames.get(el), text = el.textContent, language = lang();
+      if (seen && seen.label === label && seen.text === text && seen.language === language) continue;
+      const want = role[language === "zh" ? 1 : 0] + shownText(el);
+      messageNames.set(el, { label: want, text, language });
+      if (label !== want) el.setAttribute("aria-label", want);
+    }
+  };
   // The sidebar toggle says whether it is open (for screen readers).
   // Gradio's upload box is named "Click to upload or drop files" but shows other words: name
   // it by what it shows, so speech input ("click Drop File Here") finds it (WCAG 2.5.3).
   const nameByText = () => {
     relabelUploads();
+    nameMessages();
     sayGradio();
     for (const box of document.querySelectorAll(".upload-container[aria-label]")) {
       const text = box.textContent.replace(/\s+/g, " ").trim();

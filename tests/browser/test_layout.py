@@ -8,6 +8,7 @@ on either tab, at a desktop and a phone width, in both languages.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -329,5 +330,27 @@ def test_on_a_phone_the_hint_fits_answers_use_the_width_and_icons_stay_apart(bro
         assert "elena.marsh@example.edu" in answer.inner_text()
         assert broken == [], f"e-mail addresses broken across lines: {broken}"
         assert page.evaluate(ICONS_MEET_JS) == [], "a message's icon slides under the chat's own"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width, locale, prefix", [(1366, "en-US", "bot's message: "), (420, "zh-CN", "助手的消息：")])
+def test_a_chat_message_is_named_by_the_plain_text_it_shows(browser, server, width, locale, prefix):
+    """Issue 43, item 11: each bot message's accessible name held the raw HTML of the whole
+    answer, its hidden passages included."""
+    context, page = open_app(browser, server, width=width, height=800, locale=locale)
+    try:
+        answer = ask(page, "What is the late policy for homework?")
+        hidden = answer.locator(".cr-hl-note").first.text_content().strip()  # said only in the source panel
+        name = page.evaluate(
+            "(prefix) => [...document.querySelectorAll('#cr-chat [aria-label]')]"
+            ".map((e) => e.getAttribute('aria-label')).filter((l) => l.startsWith(prefix)).pop()",
+            prefix,
+        )
+        assert name, "the answer has a name"
+        assert "<" not in name and "cr-" not in name and hidden not in name, name[:400]
+        # the whole message as shown (spacing aside), nothing hidden and nothing cut
+        name, shown = re.sub(r"\s+", "", name[len(prefix) :]), re.sub(r"\s+", "", answer.inner_text())
+        assert shown[:60] in name and shown[-60:] in name and len(name) <= len(shown) + 10, (shown, name)
     finally:
         context.close()
