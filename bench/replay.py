@@ -127,6 +127,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
     from courserag.answers.wording import _lead, compose_answer
     from courserag.embedders.groups import unit_matches
     from courserag.engine.parts import PASSAGE_BATCH
+    from courserag.lang.script import script_of
 
     results, engines = {}, {}
     for name, scope, role, _ in sources:
@@ -166,7 +167,7 @@ def score(sources, ae, dump=None) -> dict[str, dict]:
 
                 said = compose_answer(retrieval, codes, course, similarity, word_vectors, whole)
                 refused = said.refused
-                text = "" if refused else render(said, _lead(q["question"], said))
+                text = "" if refused else render(said, _lead(script_of(q["question"]), said))
             # Without a composition the question was refused before it: another course's code, or no source.
             reason = (
                 said.reason if said is not None else "another_course" if codes.about_another_course else "no_sources"

@@ -7,7 +7,7 @@ wording of an upload's outcome, used by the UI and the CLI alike.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from courserag.i18n.messages import Notice, render, unit_word
@@ -36,9 +36,10 @@ class Retrieval:
     confident: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Answer:
-    """The result of one question; `to_json` is the CLI's `ask --json` contract."""
+    """The result of one question, assembled once by the path that answered it (never edited
+    after); `to_json` is the CLI's `ask --json` contract."""
 
     question: str
     answer: str
@@ -53,6 +54,11 @@ class Answer:
     catalog_records: dict[int, dict] = field(default_factory=dict)  # source n -> its catalog file, rows, record id
     focus: str = ""  # the earlier answer's item a follow-up asked about ("the second one"), if any
     redirected: bool = False  # refused because it is about another listed course (no content gap)
+
+    def with_notices(self, notices) -> "Answer":
+        """This answer with `notices` added (those it does not already say)."""
+        extra = [n for n in notices if n not in self.notices]
+        return replace(self, notices=[*self.notices, *extra]) if extra else self
 
     @property
     def citations(self) -> list[dict]:

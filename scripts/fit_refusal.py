@@ -251,6 +251,7 @@ def _row(q: dict, name: str, role: str, engine, course, ae, compose_answer, chec
     """One question's decision features and outcomes, with the composer told to answer."""
     from courserag.answers.extractive import render
     from courserag.answers.wording import _lead
+    from courserag.lang.script import script_of
 
     retrieval = engine.retrieve(course.id, q["question"])
     codes = check_codes(retrieval.query.text, course, engine.directory)
@@ -279,7 +280,7 @@ def _row(q: dict, name: str, role: str, engine, course, ae, compose_answer, chec
     row["rules_refused"] = rules.refused
     row["rules_reason"] = rules.reason
     if not said.refused:
-        text = render(said, _lead(q["question"], said))
+        text = render(said, _lead(script_of(q["question"]), said))
         row["words"] = len(ae.words(text))
         if q.get("answerable") is not False:
             row["correct_if_answered"] = ae.judge(q, ae.window(text))

@@ -297,6 +297,7 @@ def compare(args) -> int:
     from courserag.config.settings import Settings
     from courserag.courses.codes import check_codes
     from courserag.engine.facade import RagEngine
+    from courserag.lang.script import script_of
 
     configure_logging(40, 40)
     fitted = load_unit_model()
@@ -339,7 +340,7 @@ def compare(args) -> int:
                         **({"unit_model": model} if "unit_model" in signature(compose_answer).parameters else {}),
                     )
                     refused = said.refused
-                    text = "" if refused else render(said, _lead(q["question"], said))
+                    text = "" if refused else render(said, _lead(script_of(q["question"]), said))
                 if not answerable:
                     t["refuse_unans"].append(refused)
                     continue

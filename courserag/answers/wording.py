@@ -1,13 +1,14 @@
 """The answer's words when no LLM writes them: quoted units, or a plain refusal.
 
-The engine decides *whether* to answer (retrieval, course codes); this module writes the
-Answer: the extractive composer's units under a lead that says when the quotes are in the
+The engine decides *whether* to answer (retrieval, course codes); this module writes what
+the answer says (`Reply`): the extractive composer's units under a lead that says when the quotes are in the
 other language or a newer notice comes first, or a "not in the materials" in the
 question's language that points at the nearest source.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from courserag.answers.extractive import Composition, compose, render
@@ -19,31 +20,40 @@ from courserag.courses.facts import person_names
 from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
 from courserag.lang.script import script_of
-from courserag.results import Answer, Retrieval
+from courserag.results import Retrieval
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What an answer says: its text, whether it refuses, how it was written, and for a
+    refusal the sources offered as places to look. The path that answered (engine/router.py)
+    assembles the `Answer` from it once."""
+
+    text: str
+    refused: bool = False
+    mode: str = "extractive"
+    suggestions: tuple[dict, ...] = ()
 
 
 def write_extractive(
-    answer: Answer,
     retrieval: Retrieval,
     codes: CodeCheck,
     course: Course,
     similarity: Callable,
     word_vectors: Callable,
     passage_similarity: Callable | None = None,
-) -> None:
-    """Quote the units that answer `answer.question`, or refuse and point at the nearest source."""
+) -> Reply:
+    """Quote the units that answer the question, or refuse and point at the nearest source."""
+    query = retrieval.query
     composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
-    focused = _on_focus(answer.question, composition, retrieval) if retrieval.focus else None
+    focused = _on_focus(query.reply_language, composition, retrieval) if retrieval.focus else None
     if focused:
-        answer.answer = focused
-        return
+        return Reply(focused)
     if composition.refused:
         if composition.reason == "missing_code":
-            refuse(answer, "answer_code_not_found", code=", ".join(codes.foreign))
-        else:
-            refuse(answer, "answer_not_found", nearest=_item(retrieval, composition.nearest))
-        return
-    answer.answer = render(composition, _lead(answer.question, composition))
+            return refuse(query.reply_language, "answer_code_not_found", code=", ".join(codes.foreign))
+        return refuse(query.reply_language, "answer_not_found", nearest=_item(retrieval, composition.nearest))
+    return Reply(render(composition, _lead(query.reply_language, composition)))
 
 
 def compose_answer(
@@ -73,40 +83,40 @@ def compose_answer(
     )
 
 
-def refuse(answer: Answer, message: str, nearest=None, **params) -> None:
-    """A plain "not found" (or why not) in the question's language; no citations, and the
-    nearest related source offered as a place to look, not as an answer."""
-    lang = script_of(answer.question)
+def refuse(lang: str, message: str, nearest=None, **params) -> Reply:
+    """A plain "not found" (or why not) in `lang`, the question's language; no citations,
+    and the nearest related source offered as a place to look, not as an answer."""
     text = Notice(message, params).text(lang)
+    suggestions: tuple[dict, ...] = ()
     if nearest is not None:
         chunk = nearest.hit.chunk
         place = say_locator(chunk.locator, lang)  # "第 9 张幻灯片", not "slide 9", in a Chinese reply
         text += "\n\n" + Notice("answer_look_at", {"source": chunk.source, "locator": place}).text(lang)
-        answer.suggestions = [{"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin}]
-    answer.answer, answer.refused, answer.mode, answer.items = text, True, "refusal", []
+        suggestions = ({"source": chunk.source, "locator": chunk.locator, "origin": chunk.origin},)
+    return Reply(text, refused=True, mode="refusal", suggestions=suggestions)
 
 
-def _on_focus(question: str, composition: Composition, retrieval: Retrieval) -> str:
+def _on_focus(lang: str, composition: Composition, retrieval: Retrieval) -> str:
     """The answer to "the second one": the chosen units about that item alone, else the item
     quoted from the source that holds it; "" when no source holds it (answered as usual)."""
     if not composition.refused:
         kept = tuple(c for c in composition.units if about_item(c.unit.text, retrieval.focus, retrieval.siblings))
         if kept:  # a composition of these units alone: nothing said about the dropped ones
             focused = Composition(units=kept, refused=False)
-            return render(focused, _lead(question, focused))
+            return render(focused, _lead(lang, focused))
     n = source_of(retrieval.focus, retrieval.items)
     if n is None:
         return ""
-    return _lead_for(question, retrieval.focus) + f"\n- {retrieval.focus} [{n}]"
+    return _lead_for(lang, retrieval.focus) + f"\n- {retrieval.focus} [{n}]"
 
 
-def _lead(question: str, composition) -> str:
-    """ "From the materials:", saying so when the quotes are in the other language."""
-    return _lead_for(question, " ".join(c.unit.text for c in composition.units), composition.newer)
+def _lead(lang: str, composition) -> str:
+    """ "From the materials:" in `lang`, saying so when the quotes are in the other language."""
+    return _lead_for(lang, " ".join(c.unit.text for c in composition.units), composition.newer)
 
 
-def _lead_for(question: str, quoted: str, newer=None) -> str:
-    lang, source = script_of(question), script_of(quoted)
+def _lead_for(lang: str, quoted: str, newer=None) -> str:
+    source = script_of(quoted)
     code = "answer_lead" if lang == source else f"answer_lead_{source}_materials"
     if newer:  # a later notice is quoted first: say so (extractive/recency.py)
         return Notice(code).text(lang) + "\n" + Notice("answer_newer_first", {"date": say_date(newer, lang)}).text(lang)

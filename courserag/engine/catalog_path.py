@@ -9,28 +9,30 @@ materials' answer follows the catalog's, renumbered after it, with a note when t
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator
+from typing import Iterator
 
 from courserag.catalog.answers import CatalogReply, answer_question
 from courserag.catalog.load import CatalogSource
 from courserag.catalog.questions import MERGED_INTENTS
 from courserag.catalog.route import disagrees, fact_items, materials_part, record_of, renumber, shift_markers
 from courserag.courses.codes import own_codes
+from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
 from courserag.i18n.messages import Notice, render
 from courserag.results import Answer
 from courserag.retrieval.followup import looks_like_followup
 
-MaterialsStream = Callable[[Question, float], Iterator["str | Answer"]]
-
 
 class CatalogPath:
-    """Decides whether the catalog answers a question, and streams that answer."""
+    """Decides whether the catalog answers a question, and streams that answer; `materials`
+    is the path that answers from the materials, which the catalog's answer may quote after
+    its own."""
 
-    def __init__(self, parts: EngineParts, source: CatalogSource):
+    def __init__(self, parts: EngineParts, source: CatalogSource, materials: MaterialsPath):
         self.parts = parts
         self.source = source
+        self.materials = materials
 
     def reply(self, question: Question) -> CatalogReply | None:
         """The catalog's reply, or None when the question is not a catalog question (or
@@ -58,36 +60,24 @@ class CatalogPath:
                 return None
         return reply
 
-    def note_failure(self, answer: Answer) -> None:
-        """When the catalog folder failed its checks, the answer says so among its notices
-        (`ask --json` `warnings`), and whether the last good catalog is still in use."""
+    def noted(self, answer: Answer) -> Answer:
+        """The answer, saying among its notices (`ask --json` `warnings`) that the catalog
+        folder failed its checks, and whether the last good catalog is still in use."""
         error = self.source.error
         if error is None or not error.problems:
-            return
+            return answer
         code = "catalog_failed_kept" if self.source.catalog is not None else "catalog_failed_none"
         notice = Notice(
             code, {"folder": str(self.source.folder), "count": len(error.problems), "first": str(error.problems[0])}
         )
-        if notice not in answer.notices:
-            answer.notices.append(notice)
+        return answer.with_notices([notice])
 
-    def stream(
-        self, reply: CatalogReply, question: Question, started: float, materials: MaterialsStream
-    ) -> Iterator[str | Answer]:
+    def stream(self, reply: CatalogReply, question: Question, started: float) -> Iterator[str | Answer]:
         """The catalog's answer; for what the course's own syllabus may also state, followed
         by the materials' answer (renumbered after the catalog's sources)."""
         catalog = self.source.catalog
         items = fact_items(catalog, reply.facts)
-        answer = Answer(
-            question.text,
-            reply.text,
-            reply.refused,
-            items,
-            query=question.text,
-            course_id=question.course_id,
-            mode="catalog",
-        )
-        answer.catalog_records = {item.n: record_of(catalog, fact) for item, fact in zip(items, reply.facts)}
+        text, cited, notices = reply.text, items, []
         asked = reply.question
         own = (
             asked is not None
@@ -98,7 +88,7 @@ class CatalogPath:
         if not reply.refused and own and set(asked.intents) <= MERGED_INTENTS and question.scope != "notes":
             material = None
             head = reply.text + "\n\n" + render("cat_materials_say", None, asked.lang) + "\n"
-            for update in materials(question, started):
+            for update in self.materials.stream(question, started):
                 if isinstance(update, Answer):
                     material = update
                 else:
@@ -107,16 +97,26 @@ class CatalogPath:
                 # What the retrieval beside the catalog met (a course store down, the local copy
                 # answering, the model failing) is said whether or not the materials answered
                 # (issue 40: a refused materials answer took its warnings with it).
-                answer.notices.extend(n for n in material.notices if n not in answer.notices)
+                notices = [n for i, n in enumerate(material.notices) if n not in material.notices[:i]]
             if material is not None and not material.refused:
-                text = shift_markers(material.answer, len(items))
+                quoted = shift_markers(material.answer, len(items))
                 note = (
                     "\n\n" + render("cat_disagree", None, asked.lang)
                     if disagrees(reply, catalog, material.answer)
                     else ""
                 )
-                answer.answer = reply.text + "\n\n" + materials_part(text, asked.lang) + note  # each source said once
-                answer.items = items + renumber(material.items, len(items))
-        now = time.perf_counter()
-        answer.timings_ms = {"retrieval": 0.0, "answer": (now - started) * 1000, "total": (now - started) * 1000}
-        yield answer
+                text = reply.text + "\n\n" + materials_part(quoted, asked.lang) + note  # each source said once
+                cited = items + renumber(material.items, len(items))
+        elapsed = (time.perf_counter() - started) * 1000
+        yield Answer(
+            question.text,
+            text,
+            reply.refused,
+            cited,
+            notices,
+            timings_ms={"retrieval": 0.0, "answer": elapsed, "total": elapsed},
+            mode="catalog",
+            query=question.text,
+            course_id=question.course_id,
+            catalog_records={item.n: record_of(catalog, fact) for item, fact in zip(items, reply.facts)},
+        )

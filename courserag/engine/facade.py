@@ -22,6 +22,7 @@ from courserag.courses.directory import Course, CourseDirectory, load_course_dir
 from courserag.courses.indexer import BuildSummary, build_course
 from courserag.embedders import Embedder, get_embedder
 from courserag.engine.catalog_path import CatalogPath
+from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import SCOPES, Question, Scope
 from courserag.engine.retriever import Retriever
@@ -85,7 +86,8 @@ class RagEngine:
         self._retriever = Retriever(self.parts)
         self._router = AnswerRouter(self.parts, self._uploads.pending)
         self.catalog = CatalogSource(settings.catalog)  # the official catalog, read on first use
-        self._catalog = CatalogPath(self.parts, self.catalog)
+        self._materials = MaterialsPath(self.parts, self._retriever, self._router)
+        self._catalog = CatalogPath(self.parts, self.catalog, self._materials)
         self._build_lock = threading.Lock()
 
     @classmethod
@@ -239,22 +241,17 @@ class RagEngine:
         started = time.perf_counter()
         request = Question(course_id, self._router.check(question), session_id, scope, history, learner)
         reply = self._catalog.reply(request)
-        if reply is not None:
-            updates = self._catalog.stream(reply, request, started, self._materials_stream)
-        else:
-            updates = self._materials_stream(request, started)
+        updates = (
+            self._catalog.stream(reply, request, started)
+            if reply is not None
+            else self._materials.stream(request, started)
+        )
         try:
             for update in updates:
-                if isinstance(update, Answer):
-                    self._catalog.note_failure(update)  # a catalog that failed its checks is said (`warnings`)
-                yield update
+                # A catalog that failed its checks is said in every answer (`warnings`).
+                yield self._catalog.noted(update) if isinstance(update, Answer) else update
         finally:
             updates.close()  # as `yield from` would: a stream left early stops at once
-
-    def _materials_stream(self, request: Question, started: float) -> Iterator[str | Answer]:
-        """The answer from the course materials and the learner's notes."""
-        retrieval = self._retriever.retrieve(request, self.course(request.course_id))
-        yield from self._router.stream(request, retrieval, started)
 
     def ask(
         self,

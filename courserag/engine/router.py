@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 from courserag.answers.llm import build_messages
-from courserag.answers.wording import refuse, write_extractive
+from courserag.answers.wording import Reply, refuse, write_extractive
 from courserag.courses.codes import CodeCheck, check_codes
 from courserag.engine.gaps import log_gaps
 from courserag.engine.parts import EngineParts
@@ -46,69 +46,71 @@ class AnswerRouter:
         return text
 
     def stream(self, question: Question, retrieval: Retrieval, started: float) -> Iterator[str | Answer]:
-        """Yield the growing answer text while it streams, then the final Answer."""
+        """Yield the growing answer text while it streams, then the final Answer, assembled
+        once from what the chosen path said."""
         answer_started = time.perf_counter()
-        answer = Answer(
-            question.text,
-            "",
-            False,
-            retrieval.items,
-            list(retrieval.notices),
-            query=retrieval.query.text,
-            course_id=question.course_id,
-            focus=retrieval.focus,
-        )
+        notices = list(retrieval.notices)
+        lang = retrieval.query.reply_language
         course = self.parts.directory.get(question.course_id)
         codes = check_codes(retrieval.query.text, course, self.parts.directory)
         if codes.about_another_course:
             code, other = codes.other_courses[0]
-            refuse(answer, "answer_other_course", code=code, name=other.name)
-            answer.redirected = True
+            reply = refuse(lang, "answer_other_course", code=code, name=other.name)
         elif not retrieval.items or (self.parts.answerer is not None and not retrieval.confident):
-            refuse(answer, "answer_not_found")
+            reply = refuse(lang, "answer_not_found")
         elif self.parts.answerer is not None:
-            yield from self._llm_answer(question, retrieval, answer, codes)
+            reply = yield from self._llm_answer(question, retrieval, codes, notices)
         else:
-            self._extractive(answer, retrieval, codes)
-        if answer.refused:
-            answer.items = []
+            reply = self._extractive(retrieval, codes, course)
         now = time.perf_counter()
-        answer.timings_ms = {
-            "retrieval": retrieval.retrieval_ms,
-            "answer": (now - answer_started) * 1000,
-            "total": (now - started) * 1000,
-        }
+        answer = Answer(
+            question.text,
+            reply.text,
+            reply.refused,
+            [] if reply.refused else retrieval.items,
+            notices,
+            timings_ms={
+                "retrieval": retrieval.retrieval_ms,
+                "answer": (now - answer_started) * 1000,
+                "total": (now - started) * 1000,
+            },
+            mode=reply.mode,
+            query=retrieval.query.text,
+            course_id=question.course_id,
+            suggestions=list(reply.suggestions),
+            focus=retrieval.focus,
+            redirected=codes.about_another_course,
+        )
         if question.learner:  # an instructor's batch test feeds neither the gaps nor "most-cited files"
             pending = self._pending_uploads(question.session_id)
             log_gaps(self.parts.gap_log, answer, question.scope, pending, redirected=codes.about_another_course)
         yield answer
 
-    def _llm_answer(self, question: Question, retrieval: Retrieval, answer: Answer, codes: CodeCheck) -> Iterator[str]:
-        """Stream the LLM's answer into `answer`; on failure fall back to the extractive one."""
+    def _llm_answer(
+        self, question: Question, retrieval: Retrieval, codes: CodeCheck, notices: list[Notice]
+    ) -> Generator[str, None, Reply]:
+        """Stream the LLM's answer, then return what it said; on failure the extractive
+        answer, with a notice (added to `notices`)."""
         text = ""
         try:
             for delta in self.parts.answerer.stream(build_messages(retrieval.query, retrieval.items, question.history)):
                 text += delta
                 if not LLM_REFUSAL_MARKER.startswith(text.strip()[: len(LLM_REFUSAL_MARKER)]):
                     yield text
-            if LLM_REFUSAL_MARKER in text:
-                refuse(answer, "answer_not_found")
-            else:
-                answer.answer, answer.mode = text.strip(), "llm"
         except LLMUnavailableError as exc:
-            answer.notices.append(Notice("llm_fallback", {"reason": exc.notice}))
-            self._extractive(answer, retrieval, codes)
+            notices.append(Notice("llm_fallback", {"reason": exc.notice}))
+            return self._extractive(retrieval, codes, self.parts.directory.get(question.course_id))
+        if LLM_REFUSAL_MARKER in text:
+            return refuse(retrieval.query.reply_language, "answer_not_found")
+        return Reply(text.strip(), mode="llm")
 
-    def _extractive(self, answer: Answer, retrieval: Retrieval, codes: CodeCheck) -> None:
+    def _extractive(self, retrieval: Retrieval, codes: CodeCheck, course) -> Reply:
         """Quote the units that answer, or refuse and point at the nearest source."""
-        similarity = self.parts.unit_similarity(retrieval.query)
-        course = self.parts.directory.get(answer.course_id)
-        write_extractive(
-            answer,
+        return write_extractive(
             retrieval,
             codes,
             course,
-            similarity,
+            self.parts.unit_similarity(retrieval.query),
             self.parts.embedder.word_vectors,
             self.parts.passage_similarity(retrieval.query),
         )

@@ -16,7 +16,9 @@ from courserag.engine.requests import Question
 
 def catalog_reply(engine, course_id, text, scope, history):
     """What the engine's catalog path says to one question (None: the materials answer)."""
-    return CatalogPath(engine.parts, engine.catalog).reply(Question(course_id, text, scope=scope, history=history))
+    return CatalogPath(engine.parts, engine.catalog, None).reply(
+        Question(course_id, text, scope=scope, history=history)
+    )
 
 
 SAMPLE = Path(__file__).resolve().parents[3] / "catalog"

@@ -56,10 +56,8 @@ def _answer() -> Answer:
 )
 def test_every_answer_warns_of_a_failed_catalog(tmp_path, good_first, code, words):
     source = _source(tmp_path, good_first)
-    answer = _answer()
-    path = CatalogPath(None, source)
-    path.note_failure(answer)
-    path.note_failure(answer)  # said once
+    path = CatalogPath(None, source, None)
+    answer = path.noted(path.noted(_answer()))  # said once
     assert [n.code for n in answer.notices] == [code]
     (warning,) = answer.to_json()["warnings"]
     assert "failed its checks (1 problems; the first: " + PROBLEM in warning and words in warning
@@ -67,8 +65,7 @@ def test_every_answer_warns_of_a_failed_catalog(tmp_path, good_first, code, word
 
 def test_a_good_catalog_adds_no_warning(tmp_path):
     source = CatalogSource(_copy(tmp_path))
-    answer = _answer()
-    CatalogPath(None, source).note_failure(answer)
+    answer = CatalogPath(None, source, None).noted(_answer())
     assert source.catalog is not None and answer.notices == [] and answer.to_json()["warnings"] == []
 
 
