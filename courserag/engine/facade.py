@@ -224,6 +224,11 @@ class RagEngine:
         course = self.course(course_id)  # UnknownCourseError before any work
         return self._retriever.retrieve(Question(course_id, question, session_id, scope, history), course)
 
+    def check_question(self, question: str) -> str:
+        """The question as it will be asked (surrounding space removed), or QuestionError
+        (empty, too long): the one check, which the UI also asks before showing a turn."""
+        return self._router.check(question)
+
     def answer_stream(
         self,
         course_id: str,
@@ -239,7 +244,7 @@ class RagEngine:
         A catalog question (credits, prerequisites, sections, programs… of any course in the
         catalog) is answered from the catalog before any retrieval (engine/catalog_path.py)."""
         started = time.perf_counter()
-        request = Question(course_id, self._router.check(question), session_id, scope, history, learner)
+        request = Question(course_id, self.check_question(question), session_id, scope, history, learner)
         reply = self._catalog.reply(request)
         updates = (
             self._catalog.stream(reply, request, started)

@@ -15,7 +15,7 @@ from pathlib import Path
 import gradio as gr
 
 from courserag.config.settings import Settings
-from courserag.errors import CourseRagError
+from courserag.errors import CourseRagError, QuestionError
 from courserag.i18n.ui_texts import normalize_lang, t
 from courserag.instructor.feedback import FeedbackLog
 from courserag.instructor.gap_rules import REDIRECT_MODE
@@ -283,16 +283,13 @@ class StudyApp(UploadHandlers):
         lang = normalize_lang(lang)
         history = recent_messages(history, self.settings.server.max_history_chars)  # client-sent: bounded first
         turns = [turn for turn in (turns or []) if isinstance(turn, ChatTurn)]
-        question = (question or "").strip()
         sid = self.sessions.sid_for(request, sid)
-        if not question:
-            gr.Warning(t(lang, "empty_question"))
-            yield list(history), "", turns, None
-            return
-        limit = self.settings.limits.max_question_chars
-        if len(question) > limit:  # not an error, and not a message to rate: the box keeps it to shorten
-            gr.Warning(t(lang, "question_too_long", chars=len(question), limit=limit))
-            yield list(history), gr.skip(), turns, None
+        try:
+            question = self.engine.check_question(question or "")  # the engine's one check
+        except QuestionError as exc:  # not an error, and not a message to rate
+            gr.Warning(t(lang, exc.code, **exc.params))  # the interface's wording of the same check
+            # An empty box is cleared; a long question stays in the box to be shortened.
+            yield list(history), ("" if exc.code == "empty_question" else gr.skip()), turns, None
             return
         scope = scope or "both"
         # Files still being indexed now are not searched for this answer: it says so.

@@ -134,6 +134,13 @@ def test_a_too_long_question_is_kept_in_the_box_and_reaches_no_chat(study_app):
     assert not isinstance(box, str)  # gr.skip(): the question stays in the box to be shortened
 
 
+@pytest.mark.parametrize("blank", ["", "   \n\t "])
+def test_an_empty_question_clears_the_box_and_reaches_no_chat(study_app, blank):
+    with pytest.warns(UserWarning, match="Please type a question first"):
+        history, box, turns, payload = run_ask(study_app, blank)
+    assert history == [] and turns == [] and payload is None and box == ""
+
+
 def test_my_notes_with_no_notes_says_nothing_was_searched(study_app):
     history, box, turns, payload = run_ask(study_app, "What is the late policy for homework?", scope="notes")
     assert (
