@@ -53,7 +53,12 @@ def _open_catalog(page, words):
 def _choose_program(page, name):
     page.click("#cr-program input")
     page.get_by_role("option", name=name).click()
+    # The roadmap drawn for this program (another program's may list DS2010 too).
+    page.wait_for_function(
+        "(name) => (document.querySelector('#cr-roadmap .cr-road-head')?.innerText || '').includes(name)", arg=name
+    )
     page.wait_for_function("() => !!document.querySelector('#cr-roadmap .cr-road-course[data-code=\"DS2010\"]')")
+    settle(page)
 
 
 def _fits(page) -> bool:
@@ -168,8 +173,8 @@ def test_a_course_card_opens_where_the_learner_is_looking_and_closes(browser, se
     try:
         _open_catalog(page, words)
         _choose_program(page, words["program"])
-        course = page.locator("#cr-roadmap .cr-road-year").last.locator(".cr-road-course").last
-        code = course.get_attribute("data-code")
+        code = page.locator("#cr-roadmap .cr-road-year").last.locator(".cr-road-course").last.get_attribute("data-code")
+        course = page.locator(f'#cr-roadmap .cr-road-course[data-code="{code}"]')
         course.click()
         _card_of(page, code)
         assert _in_view(page, "#cr-catalog-card .cr-catalog-card h3"), "the card's heading is out of view"
@@ -177,7 +182,7 @@ def test_a_course_card_opens_where_the_learner_is_looking_and_closes(browser, se
         assert page.evaluate("document.activeElement?.closest('#cr-catalog-card') !== null"), "the card is not focused"
 
         page.click("#cr-catalog-card .cr-catalog-close")
-        page.wait_for_function("() => !document.querySelector('#cr-catalog-card .cr-catalog-card')")
+        page.wait_for_function("() => !document.querySelector('#cr-catalog-card .cr-catalog-card')?.checkVisibility()")
         settle(page)
         assert page.evaluate("document.activeElement?.dataset?.code") == code, "the focus did not go back"
         assert _in_view(page, f'#cr-roadmap .cr-road-course[data-code="{code}"]')

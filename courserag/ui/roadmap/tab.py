@@ -17,33 +17,38 @@ from courserag.ui.roadmap.views import card_html, program_choices, roadmap_html
 # Each course button sends its code with the roadmap block's click (as the notes' ✕ buttons do);
 # the card then shows it where the learner is looking (CARD_JS).
 CLICK_JS = (
-    "element.addEventListener('click', (e) => { const b = e.target.closest('.cr-road-course');"
+    "if (!element.dataset.crRoad) { element.dataset.crRoad = '1';"
+    " element.addEventListener('click', (e) => { const b = e.target.closest('.cr-road-course');"
     " if (b) { element.querySelectorAll('.cr-road-course[aria-pressed=\"true\"]').forEach((x) => x.setAttribute('aria-pressed', 'false'));"
     " b.setAttribute('aria-pressed', 'true'); window.crCardAsked = b.dataset.code; trigger('click', {code: b.dataset.code});"
-    " if (window.crShowCard) window.crShowCard(); } });"
+    " if (window.crShowCard) window.crShowCard(); } }); }"
 )
 # The card, once it holds the course asked for: scrolled into view when it is not (below the
 # roadmap on a narrow screen; beside it, a sticky column, on a wide one: theme.py) and focused.
-# Its close button empties it (the click event) and hands the focus back to the course.
+# Its close button hides it and hands the focus back to the course; the same course clicked
+# again shows it again (its value unchanged, the server redraws nothing).
 CARD_JS = """
 const show = () => {
   const card = element.querySelector('.cr-catalog-card');
   if (!card || !window.crCardAsked || card.dataset.code !== window.crCardAsked) return;
   window.crCardAsked = null;
+  card.hidden = false;
   const head = card.querySelector('h3') || card;
   const r = head.getBoundingClientRect();
   if (r.top < 0 || r.bottom > window.innerHeight) card.scrollIntoView({block: 'start'});
   head.focus({preventScroll: true});
 };
 window.crShowCard = show;
-new MutationObserver(show).observe(element, {childList: true, subtree: true});
-element.addEventListener('click', (e) => {
-  if (!e.target.closest('.cr-catalog-close')) return;
-  const code = element.querySelector('.cr-catalog-card')?.dataset.code || '';
-  trigger('click', {});
-  const back = document.querySelector(`#cr-roadmap .cr-road-course[data-code="${CSS.escape(code)}"]`);
-  if (back) { back.setAttribute('aria-pressed', 'false'); back.focus(); }
-});
+if (!element.dataset.crCard) {  // once, though Gradio may run this again when the card is redrawn
+  element.dataset.crCard = '1';
+  new MutationObserver(show).observe(element, {childList: true, subtree: true});
+  element.addEventListener('click', (e) => {
+    const card = e.target.closest('.cr-catalog-close') && element.querySelector('.cr-catalog-card');
+    if (!card) return;
+    card.hidden = true;
+    document.querySelector(`#cr-roadmap .cr-road-course[data-code="${CSS.escape(card.dataset.code)}"]`)?.focus();
+  });
+}
 """
 
 
@@ -91,11 +96,6 @@ class CatalogTab:
         course_card, status, *examples = self.app.select_course(workspace, sid, lang, request)
         chip = self.app.course_chip(workspace, lang)
         return card, course.code, gr.update(value=workspace), chip, course_card, status, *examples
-
-    @staticmethod
-    def closed():
-        """The card's close button: no card, no course selected on the roadmap."""
-        return "", ""
 
     def relabel(self, program_id, lang, selected):
         lang = normalize_lang(lang)
@@ -145,6 +145,5 @@ def build_catalog_tab(app, labels: Labels, lang_state, sid, study) -> CatalogTab
         [study.stored, study.saved],
         **private,
     )
-    card.click(tab.closed, None, [card, selected], queue=False, **private)
     lang_state.change(tab.relabel, [program, lang_state, selected], [roadmap, card], **private)
     return tab
