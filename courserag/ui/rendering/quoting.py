@@ -19,6 +19,10 @@ from courserag.ui.rendering.mathtext import math_spans
 _INLINE = re.compile(r"([\\`*_~<>&#])")
 # What opens a block at the start of a line: a list item, a quote, a heading underline.
 _BLOCK_START = re.compile(r"^(\s*)(?:([-+=])|(\d{1,9})([.)]))")
+# Never inside a formula: a double quote, or another math delimiter.
+_NOT_MATH = re.compile(r'"|\\[()\[\]]|\$')
+# An escaped backslash ("\\\\" in the Markdown) before a bracket: KaTeX's "\(" "\)" "\[" "\]".
+_KATEX_DELIMITER = re.compile(r"\\\\([()\[\]])")
 # Our frame: the bold fact with its markers, and a bullet.
 _FACT_LINE = re.compile(r"^\*\*(.+)\*\*((?:\s*\[\d{1,3}\])+)\s*$")
 _BULLET = "- "
@@ -30,7 +34,10 @@ def escape_markdown(text: str) -> str:
     out, position = [], 0
     for start, end in math_spans(text):
         out.append(_escape_plain(text[position:start]))
-        out.append(text[start:end])
+        span = text[start:end]
+        # What only looks like math (a quote or a delimiter inside it: an attribute list
+        # planted between two dollar signs) is text, its dollars escaped too.
+        out.append(span if _is_math(span) else _escape_plain(span).replace("$", "\\$"))
         position = end
     out.append(_escape_plain(text[position:]))
     escaped = "".join(out)
@@ -39,9 +46,19 @@ def escape_markdown(text: str) -> str:
     )
 
 
+def _is_math(span: str) -> bool:
+    """A math span's body holds no double quote and no math delimiter of its own."""
+    body = span[2:-2] if span.startswith(("$$", "\\(", "\\[")) else span[1:-1]
+    return _NOT_MATH.search(body) is None
+
+
 def _escape_plain(text: str) -> str:
     # "](" would make a link of "[text](url)": its bracket written as an entity instead.
-    return _INLINE.sub(r"\\\1", text).replace("](", "]&#40;")
+    escaped = _INLINE.sub(r"\\\1", text).replace("](", "]&#40;")
+    # A backslash before a bracket would open or close math for the chat's KaTeX, which
+    # reads the answer's HTML as a string: a stray "\(" took the rest of the answer, its
+    # tags included, into one formula. An invisible word joiner keeps them apart.
+    return _KATEX_DELIMITER.sub("\\\\\u2060\\1", escaped)
 
 
 def quoted_markdown(text: str) -> str:

@@ -15,8 +15,9 @@ from courserag.ui.rendering.sanitize import markdown_html
 
 
 def shown_text(markdown: str) -> str:
-    """The text a reader sees of rendered Markdown (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", markdown_html(markdown))).strip()
+    """The text a reader sees of rendered Markdown (tags dropped, entities decoded, and the
+    invisible word joiner that keeps a stray backslash from a bracket)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markdown_html(markdown))).replace("\u2060", "").strip()
 
 
 QUOTES = [
@@ -33,6 +34,9 @@ QUOTES = [
     "===",
     "x + y = z, 10% off, e-mail: a@b.c",
     "调用 *args 与 **kwargs 时",
+    # Only looks like math: a quote or a delimiter of its own between the dollars.
+    'see [x](http://e.com "t $a\\) " href="http://e.com" x=\\($") now',
+    'costs $5 "or" $6',
 ]
 
 
@@ -70,3 +74,19 @@ def test_only_a_models_answer_is_read_as_markdown(mode, italic):
     quote = "55:text/x-diff:*.patch 50:text/x-diff:*.diff"
     shown = format_reply(f"- {quote} [1]", False, [], "en", {}, mode=mode)
     assert ("<em>" in shown) is italic and (quote in html.unescape(shown)) is not italic
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        r"a stray \( opens nothing",
+        r"x=\($ and $a\) planted",
+        r"matrix rows end in \\ and \[ brackets \]",
+    ],
+)
+def test_a_stray_math_delimiter_in_a_quote_reaches_the_chat_as_no_delimiter(quote):
+    """The chat's KaTeX reads the answer's HTML as a string: a stray "\\(" once took the rest of
+    the answer, its tags included, into one formula."""
+    shown = format_reply("From the materials:\n- " + quote + " [1]", False, [], "en", {}, "both", mode="extractive")
+    assert not re.search(r"\\[()\[\]]", shown), shown
+
