@@ -89,4 +89,3 @@ def test_a_stray_math_delimiter_in_a_quote_reaches_the_chat_as_no_delimiter(quot
     the answer, its tags included, into one formula."""
     shown = format_reply("From the materials:\n- " + quote + " [1]", False, [], "en", {}, "both", mode="extractive")
     assert not re.search(r"\\[()\[\]]", shown), shown
-
