@@ -14,6 +14,7 @@ from typing import Callable, Generator, Iterator
 from courserag.answers.llm import build_messages
 from courserag.answers.wording import Reply, refuse, write_extractive
 from courserag.courses.codes import CodeCheck, check_codes
+from courserag.courses.directory import Course
 from courserag.engine.gaps import log_gaps
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
@@ -59,7 +60,7 @@ class AnswerRouter:
         elif not retrieval.items or (self.parts.answerer is not None and not retrieval.confident):
             reply = refuse(lang, "answer_not_found")
         elif self.parts.answerer is not None:
-            reply = yield from self._llm_answer(question, retrieval, codes, notices)
+            reply = yield from self._llm_answer(question, retrieval, codes, course, notices)
         else:
             reply = self._extractive(retrieval, codes, course)
         now = time.perf_counter()
@@ -87,7 +88,7 @@ class AnswerRouter:
         yield answer
 
     def _llm_answer(
-        self, question: Question, retrieval: Retrieval, codes: CodeCheck, notices: list[Notice]
+        self, question: Question, retrieval: Retrieval, codes: CodeCheck, course: Course, notices: list[Notice]
     ) -> Generator[str, None, Reply]:
         """Stream the LLM's answer, then return what it said; on failure the extractive
         answer, with a notice (added to `notices`)."""
@@ -99,12 +100,12 @@ class AnswerRouter:
                     yield text
         except LLMUnavailableError as exc:
             notices.append(Notice("llm_fallback", {"reason": exc.notice}))
-            return self._extractive(retrieval, codes, self.parts.directory.get(question.course_id))
+            return self._extractive(retrieval, codes, course)
         if LLM_REFUSAL_MARKER in text:
             return refuse(retrieval.query.reply_language, "answer_not_found")
         return Reply(text.strip(), mode="llm")
 
-    def _extractive(self, retrieval: Retrieval, codes: CodeCheck, course) -> Reply:
+    def _extractive(self, retrieval: Retrieval, codes: CodeCheck, course: Course) -> Reply:
         """Quote the units that answer, or refuse and point at the nearest source."""
         return write_extractive(
             retrieval,

@@ -125,33 +125,10 @@ class FeedbackLog:
                     line = b"\n" + line  # the last line was torn (a crash mid-write): start afresh
                 handle.write(line)
 
-    def record_vote(
-        self,
-        *,
-        question: str,
-        answer: str,
-        citations: Sequence[dict],
-        course_id: str,
-        vote: str,
-        scope: str = "both",
-        refused: bool = False,
-        mode: str = "",
-        comment: str = "",
-        feedback_id: str | None = None,
-    ) -> dict:
-        """Store one vote; returns the record (its `id` is what a later comment refers to)."""
-        record = self.vote_record(
-            question=question,
-            answer=answer,
-            citations=citations,
-            course_id=course_id,
-            vote=vote,
-            scope=scope,
-            refused=refused,
-            mode=mode,
-            comment=comment,
-            feedback_id=feedback_id,
-        )
+    def record_vote(self, **fields) -> dict:
+        """Store one vote (`fields` as `vote_record` takes them); returns the record (its
+        `id` is what a later comment refers to)."""
+        record = self.vote_record(**fields)
         self._append(self.feedback_path, record)
         return record
 
