@@ -1,0 +1,77 @@
+"""Catalog intent detection measured on eval/catalog_intents/paraphrases.jsonl.
+
+    .venv/bin/python -m bench.catalog_intents
+
+Prints the share of questions whose first predicted intent is their first gold intent,
+overall, per split, per gold intent and per language. The column today is the cue words of
+courserag/catalog/words.yaml (`questions.detect`); a method is a function from the rows to
+one predicted intent tuple per row, added to METHODS.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import date
+from functools import cache
+from pathlib import Path
+
+from courserag.catalog.load import load_catalog
+from courserag.catalog.model import Catalog
+from courserag.catalog.questions import detect
+
+ROOT = Path(__file__).resolve().parents[1]
+SET = ROOT / "eval" / "catalog_intents" / "paraphrases.jsonl"
+CATALOGS = {"sample": ROOT / "catalog", "harbour": ROOT / "tests" / "fixtures" / "catalog_harbour"}
+TODAY = date(2026, 12, 1)  # Fall 2026 is the current term of both catalogs
+INTENTS = ("credits", "prerequisites", "reverse", "sections", "program", "description", "none")
+
+
+def load_rows(path: Path = SET) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@cache
+def catalog(name: str) -> Catalog:
+    return load_catalog(CATALOGS[name])
+
+
+def cue_word_predictions(rows: list[dict]) -> list[tuple[str, ...]]:
+    """Today's detection: the intents `detect` finds, or ("none",) when it finds no catalog question."""
+    predictions = []
+    for row in rows:
+        cat = catalog(row["catalog"])
+        workspace = cat.by_workspace(row["course"]) if row["catalog"] == "sample" and row["course"] else None
+        question = detect(row["question"], cat, TODAY, workspace)
+        predictions.append(question.intents if question is not None else ("none",))
+    return predictions
+
+
+METHODS: dict[str, Callable[[list[dict]], list[tuple[str, ...]]]] = {"cue words": cue_word_predictions}
+
+
+def accuracy_table(rows: list[dict], predictions: dict[str, list[tuple[str, ...]]]) -> str:
+    """A Markdown table: one line per slice of the rows, one column per method."""
+    slices = [("all", lambda r: True)]
+    slices += [(f"split {s}", lambda r, s=s: r["split"] == s) for s in ("fit", "heldout")]
+    slices += [(f"intent {i}", lambda r, i=i: r["intents"][0] == i) for i in INTENTS]
+    slices += [(f"lang {lang}", lambda r, lang=lang: r["lang"] == lang) for lang in ("en", "zh", "mixed")]
+    names = list(predictions)
+    lines = ["| slice | n | " + " | ".join(names) + " |", "| --- | ---: |" + " ---: |" * len(names)]
+    for label, keep in slices:
+        picked = [i for i, row in enumerate(rows) if keep(row)]
+        cells = []
+        for name in names:
+            right = sum(predictions[name][i][:1] == tuple(rows[i]["intents"][:1]) for i in picked)
+            cells.append(f"{right / len(picked):.3f}" if picked else "-")
+        lines.append(f"| {label} | {len(picked)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    rows = load_rows()
+    print(accuracy_table(rows, {name: method(rows) for name, method in METHODS.items()}))
+
+
+if __name__ == "__main__":
+    main()
