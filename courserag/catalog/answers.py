@@ -3,7 +3,8 @@
 `answer_question` detects the question (questions.py) and writes the reply; every sentence
 ends with the number of the catalog record it states ([1] = `courses.csv row 15`), the way
 an answer from the materials cites its passages. An unknown code is refused: "CSC3170 is
-not in the catalog", never the nearest real course.
+not in the catalog", never the nearest real course, whose codes it only names ("Did you
+mean CSC3100, CSC3150 or CSC3180?").
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from courserag.catalog.codes import Resolved
 from courserag.catalog.model import ANY_YEAR, Catalog, CatalogCourse, Program, Requirement, Section, Where
 from courserag.catalog.prereq import missing, satisfied, say
 from courserag.catalog.questions import CatalogQuestion, detect
@@ -398,15 +400,36 @@ def _alias(w: _Writer, typed: str, course: CatalogCourse) -> None:
         w.say("cat_former_since", typed=typed, course=w.name(course.code), term=term.name(w.lang))
 
 
+def _either(items: list[str], lang: str) -> str:
+    """ "A", "A or B", "A, B or C" (Chinese: "A、B 或 C")."""
+    if len(items) == 1:
+        return items[0]
+    if lang == "zh":
+        return "、".join(items[:-1]) + " 或 " + items[-1]
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def not_in_catalog(unknown: list[Resolved], lang: str) -> str:
+    """One sentence per unknown code, each followed by the catalog codes near it, so that
+    the learner chooses: "CSC3170 is not in the catalog. Did you mean CSC3100 or CSC3150?"
+    A near code is named only, never answered for (codes.py)."""
+    sentences = []
+    for typed, near in dict((t.typed, t.near) for t in unknown).items():
+        sentences.append(render("cat_unknown_code", {"code": typed}, lang))
+        if near:
+            sentences.append(render("cat_did_you_mean", {"codes": _either(list(near), lang)}, lang))
+    return ("" if lang == "zh" else " ").join(sentences)
+
+
 def write_reply(q: CatalogQuestion, catalog: Catalog) -> CatalogReply:
+    """The reply to a detected question: refused when it names only codes the catalog lacks."""
     w = _Writer(catalog, q.lang)
-    unknown = [t.typed for t in q.targets if t.course is None]
+    unknown = [t for t in q.targets if t.course is None]
     known = [t for t in q.targets if t.course is not None]
-    if unknown and not known:
-        w.say("cat_unknown_code", code=_join(unknown, q.lang))
-        return CatalogReply(w.text(), [], True, q)
     if unknown:
-        w.say("cat_unknown_code", code=_join(unknown, q.lang))
+        w.lines.append(not_in_catalog(unknown, q.lang))
+    if unknown and not known:
+        return CatalogReply(w.text(), [], True, q)
     for target in known:
         course = target.course
         if target.how == "typo":

@@ -6,7 +6,13 @@ exception: a typing slip (one character added, dropped, changed or two swapped) 
 itself be a code of this catalog, because its letters are no prefix the catalog uses or
 its digit count is one no code with those letters has, and that is one slip from exactly
 one catalog code ("CSV3100", "CSC310" for CSC3100). "CSC3170" is well formed: it may be a
-real course the catalog does not list, so it is never read as CSC3100.
+real course the catalog does not list, so it is never read as CSC3100. Every other code the
+catalog lacks is refused, naming the catalog codes near it (one slip away, or the same number
+under another of its prefixes): "CSC3170 is not in the catalog. Did you mean CSC3100, CSC3150
+or CSC3180?" A near code is only ever suggested there, never answered for.
+
+A code-shaped token counts as a code when it is written as one: its letters in capitals or
+letters the catalog's codes use ("csc 3100"), or it resolves ("csv3150"); "year 2026" does not.
 
 A slip is looked up, not searched for: `slip_index` (built once per catalog) files every
 code under itself and each of its one-character deletions, and two codes one slip apart
@@ -87,8 +93,8 @@ def digit_counts(codes) -> dict[str, frozenset[int]]:
 
 
 # A learner's question names a course or a few; one with more than this many code-like tokens
-# that are neither catalog codes nor well-formed codes of its scheme is a list, not a slip
-# to correct. Later ones are "not in the catalog", as any unknown code, and cost no look-up.
+# that are not catalog codes is a list, not a slip to correct. Later ones are "not in the
+# catalog", as any unknown code, with no near codes named, and cost no look-up.
 MAX_SLIP_TOKENS = 8
 
 
@@ -117,9 +123,25 @@ def slip_candidates(code: str, catalog: Catalog) -> set[str]:
     return found
 
 
-def needs_slip_check(code: str, catalog: Catalog) -> bool:
-    """Whether a normalised code is neither the catalog's nor could be (see the docstring)."""
-    return code not in catalog.aliases and not _could_be_real(code, catalog)
+# The most near codes a refusal names: a large catalog can have a dozen codes one digit
+# from a typed one, and a list that long helps no one choose.
+MAX_NEAR = 4
+
+
+def slips_of(code: str, catalog: Catalog) -> set[str]:
+    """The catalog courses (own codes) one of whose codes is one slip from `code`."""
+    return {catalog.aliases[k] for k in slip_candidates(code, catalog) if one_slip(code, k)}
+
+
+def same_number(code: str, catalog: Catalog) -> set[str]:
+    """The catalog courses (own codes) with `code`'s number and suffix under another of the
+    catalog's prefixes ("ECE3050" -> CSC3050): one dictionary look-up per prefix."""
+    match = CODE_SHAPE.match(code)
+    if not match:
+        return set()
+    letters, number = match.group(1), match.group(2) + match.group(3)
+    codes = (prefix + number for prefix in catalog.digit_counts if prefix != letters)
+    return {catalog.aliases[k] for k in codes if k in catalog.aliases}
 
 
 @dataclass(frozen=True)
@@ -129,21 +151,27 @@ class Resolved:
     typed: str  # as normalised
     course: CatalogCourse | None
     how: str  # "code", "alias" (cross-listed or former code), "typo", "title", "unknown"
+    near: tuple[str, ...] = ()  # for an unknown code: catalog codes it may have meant, to name
 
 
 def resolve_code(typed: str, catalog: Catalog, correct: bool = True) -> Resolved:
-    """The catalog course a typed code names, or `how="unknown"` (see the module docstring);
-    with `correct` False, a slip is not looked for."""
+    """The catalog course a typed code names, or `how="unknown"` with the codes near it (see
+    the module docstring); with `correct` False, near codes are not looked for.
+
+    The one rule: a code is read as another only when it cannot be a code of this catalog
+    and exactly one catalog course is one slip from it; otherwise it is unknown, and every
+    course near it (by a slip or by its number) is only suggested."""
     code = normalize_code(typed)
     own = catalog.aliases.get(code)
     if own:
         return Resolved(code, catalog.courses[own], "code" if own == code else "alias")
-    if not correct or _could_be_real(code, catalog):
+    if not correct:
         return Resolved(code, None, "unknown")
-    near = {catalog.aliases[k] for k in slip_candidates(code, catalog) if one_slip(code, k)}
-    if len(near) == 1:
-        return Resolved(code, catalog.courses[near.pop()], "typo")
-    return Resolved(code, None, "unknown")
+    slips = slips_of(code, catalog)
+    if len(slips) == 1 and not _could_be_real(code, catalog):
+        return Resolved(code, catalog.courses[slips.pop()], "typo")
+    near = sorted(slips) + sorted(same_number(code, catalog) - slips)
+    return Resolved(code, None, "unknown", tuple(near[:MAX_NEAR]))
 
 
 def fold_title(text: str) -> str:
@@ -153,10 +181,28 @@ def fold_title(text: str) -> str:
 
 _WORDS = re.compile(r"[a-z0-9]+")
 MAX_TITLE_WORDS = 10
+# Words a title may be typed with or without ("Design & Analysis of Algorithms").
+_GLUE = frozenset({"a", "an", "and", "for", "in", "of", "on", "the", "to"})
+
+
+def _stem(word: str) -> str:
+    """A title word without its plural ending, so that "operating system" names Operating
+    Systems; applied alike to titles and questions, so only the two sides need agree."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _title_words(folded: str) -> list[tuple[int, int, str]]:
+    """(start, end, word as compared) of the words of a folded English text, without the
+    words a title may be typed without."""
+    return [(m.start(), m.end(), _stem(m.group(0))) for m in _WORDS.finditer(folded) if m.group(0) not in _GLUE]
 
 
 def _word_key(folded: str) -> str:
-    return " ".join(_WORDS.findall(folded))
+    return " ".join(word for _, _, word in _title_words(folded))
 
 
 def title_tables(courses) -> tuple[dict[str, str], dict[str, str]]:
@@ -179,10 +225,12 @@ def title_tables(courses) -> tuple[dict[str, str], dict[str, str]]:
 def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
     """Courses whose title (English, Chinese or former) the text names, by dictionary
     look-ups of its word runs and character runs (no scan over every title); the longest
-    match wins where titles overlap ("Calculus II" over "Calculus I"), in order of position."""
+    match wins where titles overlap ("Calculus II" over "Calculus I"), in order of position.
+    English titles match loosely typed: any case and punctuation, singular or plural, with
+    or without "and", "of", "the" (`_title_words`)."""
     folded = fold_title(text)
     found: list[tuple[int, int, str]] = []  # (start, end, own code) in `folded`
-    words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(folded)]
+    words = _title_words(folded)
     for i in range(len(words)):
         for n in range(min(MAX_TITLE_WORDS, len(words) - i), 0, -1):
             key = " ".join(w for _, _, w in words[i : i + n])
@@ -207,15 +255,25 @@ def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
     return [(catalog.courses[own], start) for start, _, own in sorted(kept)]
 
 
+def written_as_code(folded: str, at: int, code: str, catalog: Catalog) -> bool:
+    """Whether the code-shaped token at `at` of the NFKC text is written the way codes are:
+    its letters in capitals, or letters the catalog's codes use ("csc 3100", not "year 2026")."""
+    letters = CODE_SHAPE.match(code).group(1)
+    return folded[at : at + len(letters)].isupper() or letters in catalog.digit_counts
+
+
 def mentions(text: str, catalog: Catalog) -> list[tuple[Resolved, int]]:
     """Every course the text names, by code or by title, in order of position (a code
-    inside a title match counts once)."""
+    inside a title match counts once); an unknown code only when written as one."""
     out: list[tuple[Resolved, int]] = []
-    checks = 0  # tokens looked up for a slip: at most MAX_SLIP_TOKENS
+    folded = unicodedata.normalize("NFKC", text)
+    checks = 0  # tokens looked up for a slip or near codes: at most MAX_SLIP_TOKENS
     for code, at in codes_in(text):
-        check = needs_slip_check(code, catalog)
-        out.append((resolve_code(code, catalog, correct=check and checks < MAX_SLIP_TOKENS), at))
+        check = code not in catalog.aliases
+        resolved = resolve_code(code, catalog, correct=check and checks < MAX_SLIP_TOKENS)
         checks += check
+        if resolved.course is not None or written_as_code(folded, at, code, catalog):
+            out.append((resolved, at))
     for course, at in titles_in(text, catalog):
         if not any(r.course is not None and r.course.code == course.code for r, _ in out):
             out.append((Resolved(fold_title(course.title_en), course, "title"), at))

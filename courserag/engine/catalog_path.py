@@ -12,16 +12,37 @@ import time
 from typing import Iterator
 
 from courserag.catalog.answers import CatalogReply, answer_question
+from courserag.catalog.codes import titles_in
 from courserag.catalog.load import CatalogSource
+from courserag.catalog.model import Catalog, CatalogCourse
 from courserag.catalog.questions import MERGED_INTENTS
 from courserag.catalog.route import disagrees, fact_items, materials_part, record_of, renumber, shift_markers
 from courserag.courses.codes import own_codes
+from courserag.courses.directory import Course
 from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
 from courserag.i18n.messages import Notice, render
 from courserag.results import Answer
 from courserag.retrieval.followup import looks_like_followup
+
+
+def _titled_like_workspace(targets, course: Course, workspace: CatalogCourse | None, catalog: Catalog) -> bool:
+    """Whether a course the question names by title is one the workspace's own name names
+    too, other than the workspace's catalog course ("Operating Systems" asked in "OS101
+    Operating Systems", which the catalog does not list): the workspace's course is meant,
+    and its materials answer. Any other title names its catalog course, from any workspace."""
+    named = {found.code for found, _ in titles_in(course.name, catalog)}
+    if workspace is not None:
+        named.discard(workspace.code)
+    return any(t.how == "title" and t.course.code in named for t in targets)
+
+
+def _own_unknown_code(targets, course: Course) -> bool:
+    """Whether a code the catalog lacks is the workspace's own: its materials answer or
+    refuse it, as without a catalog. Any other unknown code is the catalog's "not in the
+    catalog", from any workspace."""
+    return any(t.course is None and t.typed in own_codes(course) for t in targets)
 
 
 class CatalogPath:
@@ -50,14 +71,10 @@ class CatalogPath:
         asked = reply.question
         if question.history and asked is not None and asked.own_course:
             return None  # "and who teaches it?" after other turns: "it" is theirs to say
-        if workspace is None and asked.targets and all(t.how == "title" for t in asked.targets):
-            return None  # a workspace the catalog does not cover: "Operating Systems" may be its own course
-        if reply.refused:
-            unknown = {t.typed for t in asked.targets if t.course is None}
-            if workspace is None or unknown & own_codes(course):
-                # The catalog does not cover this workspace (or lacks its own code): an unknown
-                # code is for its materials to answer or refuse, as without a catalog.
-                return None
+        if asked is not None and _titled_like_workspace(asked.targets, course, workspace, catalog):
+            return None
+        if reply.refused and _own_unknown_code(asked.targets, course):
+            return None
         return reply
 
     def noted(self, answer: Answer) -> Answer:

@@ -146,8 +146,11 @@ def test_answers_state_the_facts_and_cite_their_rows(catalog, question, facts, r
 @pytest.mark.parametrize(
     "question, text",
     [
-        ("What are the prerequisites of CSC3170?", "CSC3170 is not in the catalog."),
-        ("DS2020 有几个学分？", "课程目录中没有 DS2020。"),
+        (
+            "What are the prerequisites of CSC3170?",
+            "CSC3170 is not in the catalog. Did you mean CSC3100, CSC3150 or CSC3180?",
+        ),
+        ("DS2020 有几个学分？", "课程目录中没有 DS2020。您指的是 DS2010、DS2030、DS3020 或 DS4020 吗？"),
         ("Which sections of XYZ9999 run this term?", "XYZ9999 is not in the catalog."),
     ],
 )
@@ -180,7 +183,8 @@ def test_the_engine_answers_another_courses_catalog_facts_with_citations(tmp_pat
 
 def test_the_engine_refuses_an_unknown_code_from_the_catalog(tmp_path, fake_embedder):
     answer = _engine(tmp_path, fake_embedder).ask("ds2010", "CSC3170 的先修课程是什么？")
-    assert answer.refused and answer.answer == "课程目录中没有 CSC3170。" and answer.citations == []
+    assert answer.refused and answer.citations == []
+    assert answer.answer == "课程目录中没有 CSC3170。您指的是 CSC3100、CSC3150 或 CSC3180 吗？"
 
 
 def test_without_a_catalog_the_engine_answers_from_the_materials(tmp_path, fake_embedder):
@@ -320,9 +324,7 @@ def test_years_of_study_are_read(text, year):
     assert find_year(text) == year
 
 
-def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cover_the_workspace(
-    tmp_path, fake_embedder
-):
+def test_only_the_workspaces_own_unknown_code_is_left_to_its_materials(tmp_path, fake_embedder):
     from dataclasses import replace as change
 
     from courserag.courses.directory import CourseDirectory
@@ -335,5 +337,5 @@ def test_an_unknown_code_is_left_to_the_materials_when_the_catalog_does_not_cove
         engine, "stat101", "How many credits is DS2010?", "both", []
     ).facts  # known codes still answered
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for STAT101?", "both", []).refused
-    assert catalog_reply(engine, "stat101", "What are the prerequisites for Operating Systems?", "both", []) is None
+    assert catalog_reply(engine, "stat101", "What are the prerequisites for Operating Systems?", "both", []).facts
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for Operating Systems?", "both", []).facts
