@@ -3,9 +3,10 @@
     .venv/bin/python -m bench.catalog_intents
 
 Prints the share of questions whose first predicted intent is their first gold intent,
-overall, per split, per gold intent and per language. The column today is the cue words of
-courserag/catalog/words.yaml (`questions.detect`); a method is a function from the rows to
-one predicted intent tuple per row, added to METHODS.
+overall, per split, per gold intent and per language, as `questions.detect` reads them with
+the shipped intent model (courserag/catalog/intents.py). The cue words it replaced are
+measured in eval/catalog_intents/README.md. A method is a function from the rows to one
+predicted intent tuple per row, added to METHODS.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
+from courserag.catalog.intents import VECTOR_MODEL, IntentReader, intent_model
 from courserag.catalog.load import load_catalog
 from courserag.catalog.model import Catalog
 from courserag.catalog.questions import detect
+from courserag.config.settings import Settings
+from courserag.embedders import get_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "eval" / "catalog_intents" / "paraphrases.jsonl"
@@ -36,18 +40,20 @@ def catalog(name: str) -> Catalog:
     return load_catalog(CATALOGS[name])
 
 
-def cue_word_predictions(rows: list[dict]) -> list[tuple[str, ...]]:
+def model_predictions(rows: list[dict]) -> list[tuple[str, ...]]:
     """Today's detection: the intents `detect` finds, or ("none",) when it finds no catalog question."""
+    _, backend, cache, threads = Settings().embedder_args()
+    read_intents = IntentReader(intent_model(), get_embedder(VECTOR_MODEL, backend, cache, threads).embed_query)
     predictions = []
     for row in rows:
         cat = catalog(row["catalog"])
         workspace = cat.by_workspace(row["course"]) if row["catalog"] == "sample" and row["course"] else None
-        question = detect(row["question"], cat, TODAY, workspace)
+        question = detect(row["question"], cat, TODAY, workspace, read_intents)
         predictions.append(question.intents if question is not None else ("none",))
     return predictions
 
 
-METHODS: dict[str, Callable[[list[dict]], list[tuple[str, ...]]]] = {"cue words": cue_word_predictions}
+METHODS: dict[str, Callable[[list[dict]], list[tuple[str, ...]]]] = {"intent model": model_predictions}
 
 
 def accuracy_table(rows: list[dict], predictions: dict[str, list[tuple[str, ...]]]) -> str:

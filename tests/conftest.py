@@ -93,6 +93,15 @@ def embedder():
 
 
 @pytest.fixture(scope="session")
+def read_intents(embedder):
+    """The catalog's intent reader over the session's E5 (the model the product ships)."""
+    from courserag.catalog.intents import VECTOR_MODEL, IntentReader, intent_model
+    from courserag.embedders import model_in
+
+    return IntentReader(intent_model(), model_in(embedder, VECTOR_MODEL).embed_query)
+
+
+@pytest.fixture(scope="session")
 def cached_embedder(built_sample_data, embedder):
     """The real model's vectors, each text embedded once per run: one CachingEmbedder that
     already knows every course chunk of the built sample data, so tests about isolation,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Callable
 
 from courserag.catalog.codes import Resolved
 from courserag.catalog.model import ANY_YEAR, Catalog, CatalogCourse, Program, Requirement, Section, Where
@@ -379,10 +380,14 @@ def _year_courses(w: _Writer, rows: list[Requirement]) -> str:
 
 
 def answer_question(
-    question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None
+    question: str,
+    catalog: Catalog,
+    today: date,
+    workspace: CatalogCourse | None,
+    read_intents: Callable[[str], tuple[str, ...]],
 ) -> CatalogReply | None:
     """The catalog's answer, or None when the question is not a catalog question."""
-    q = detect(question, catalog, today, workspace)
+    q = detect(question, catalog, today, workspace, read_intents)
     if q is None:
         return None
     return write_reply(q, catalog)

@@ -1,12 +1,12 @@
 """Which questions the catalog answers, and what they ask.
 
-A catalog question names one of its facts (credits, prerequisites, what needs a course,
-sections, a program's requirements, a description) by a cue word of `words.yaml`, and a
-course (a code, a title, or the workspace's own course) or a program. Questions about a
-course's own materials (exams, homework, office hours: the `materials` words) are left to
-retrieval even when they share a cue ("when is the midterm held?").
+A catalog question asks for one of its facts (credits, prerequisites, what needs a course,
+sections, a program's requirements, a description), as the fitted intent model reads it
+(intents.py), about a course (a code, a title, or the workspace's own course) or a program.
+Questions about a course's own materials (exams, homework, a note's rooms) are read as no
+intent and left to retrieval.
 
-Pure functions; the word lists are read once.
+Pure functions; the model and the word lists (programs, terms, years) are read once.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -24,7 +25,6 @@ from courserag.catalog.model import Catalog, CatalogCourse, Program, Term
 from courserag.lang.script import script_of
 
 WORDS_FILE = Path(__file__).with_name("words.yaml")
-COURSE_INTENTS = ("reverse", "prerequisites", "sections", "credits", "description")
 # Facts a course's own syllabus may also state: answered from the catalog first, then from
 # the materials (sections, rooms and instructors: the catalog alone).
 MERGED_INTENTS = frozenset({"prerequisites", "credits", "description"})
@@ -169,26 +169,19 @@ def _completed_spans(folded: str) -> tuple[list[tuple[int, int]], list[tuple[int
 
 
 def detect(
-    question: str, catalog: Catalog, today: date, workspace: CatalogCourse | None = None
+    question: str,
+    catalog: Catalog,
+    today: date,
+    workspace: CatalogCourse | None,
+    read_intents: Callable[[str], tuple[str, ...]],
 ) -> CatalogQuestion | None:
     """The catalog question `question` asks, or None when it is not one.
 
     `workspace` is the catalog course of the selected workspace: a question naming no
-    course ("what are the prerequisites?") is about it."""
+    course ("what are the prerequisites?") is about it. `read_intents` says what a question
+    asks (intents.py's IntentReader)."""
     folded = fold_title(question)
-    table = words()["intents"]
-    intents = [
-        name
-        for name in ("reverse", "prerequisites", "program", "sections", "credits", "description")
-        if has_cue(folded, table[name])
-    ]
-    for name, patterns in words().get("intent_patterns", {}).items():
-        if name not in intents and any(re.search(p, folded) for p in patterns):
-            intents.append(name)
-    if "sections" not in intents and any(all(has_cue(folded, [w]) for w in pair) for pair in words()["section_pairs"]):
-        intents.insert(min(len(intents), 3), "sections")
-    if has_cue(folded, words()["materials"]) or any(re.search(p, folded) for p in words()["materials_patterns"]):
-        intents = [i for i in intents if i not in ("sections", "credits", "description")]
+    intents = list(read_intents(question))
     if "reverse" in intents and "prerequisites" in intents:
         intents.remove("prerequisites")  # "which courses need X as a prerequisite"
     program = find_program(folded, catalog)
@@ -208,26 +201,16 @@ def detect(
         program_words = set(fold_title(w) for w in _program_keys(program))
         targets = tuple(t for t in targets if not (t.how == "title" and t.typed in program_words))
     own = False
-    if (
-        not targets
-        and workspace is not None
-        and (not (program and "program" in intents) or has_cue(folded, words()["this_course"]))
-    ):
+    here = workspace is not None and has_cue(folded, words()["this_course"])
+    if here and intents[0] in ("prerequisites", "reverse"):
+        targets = ()  # "Do I need MAT2040 before this course?": this course's prerequisites, which name MAT2040
+    if not targets and workspace is not None and (not (program and "program" in intents) or here):
         targets, own = (Resolved(workspace.code, workspace, "code"),), True
     if "program" in intents and program is None and not targets:
         return None
     if "program" not in intents and not targets:
         return None
-    if (
-        "program" in intents
-        and program is None
-        and not any(i in intents for i in COURSE_INTENTS)
-        and not has_cue(folded, words()["program_nouns"])
-    ):
-        intents.remove("program")  # "required" alone, no program: not a program question
-        if not intents:
-            return None
-    if "program" in intents and program is not None:
+    if intents[0] == "program" and program is not None:
         intents = ["program"] + [i for i in intents if i in ("prerequisites", "reverse") and targets and not own]
     terms, every = find_terms(folded, catalog, today)
     kinds = tuple(kind for kind, cues in words()["kinds"].items() if has_cue(folded, cues))

@@ -32,6 +32,7 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "dim_from_config",
     "get_embedder",
+    "model_in",
     "l2_normalize",
     "resolve_model_path",
     "set_cpu_threads",
@@ -94,3 +95,14 @@ def get_embedder(
         )
     )
     return CachingEmbedder(model, max_entries=QUERY_CACHE_SIZE, cache_passages=False)
+
+
+def model_in(embedder: Embedder, name: str) -> Embedder | None:
+    """The model `name` inside `embedder`: itself (behind its caches and wrappers), or a part
+    of an ensemble; None when it holds no such model."""
+    inner = embedder
+    while hasattr(inner, "inner"):
+        inner = inner.inner
+    if isinstance(inner, EnsembleEmbedder):
+        return next((found for part, _ in inner.parts if (found := model_in(part, name))), None)
+    return embedder if inner.name.split("+")[0] == name else None

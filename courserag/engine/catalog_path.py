@@ -13,12 +13,14 @@ from typing import Iterator
 
 from courserag.catalog.answers import CatalogReply, answer_question
 from courserag.catalog.codes import titles_in
+from courserag.catalog.intents import VECTOR_MODEL, IntentReader, intent_model
 from courserag.catalog.load import CatalogSource
 from courserag.catalog.model import Catalog, CatalogCourse
 from courserag.catalog.questions import MERGED_INTENTS
 from courserag.catalog.route import disagrees, fact_items, materials_part, record_of, renumber, shift_markers
 from courserag.courses.codes import own_codes
 from courserag.courses.directory import Course
+from courserag.embedders import get_embedder, model_in
 from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
@@ -45,6 +47,16 @@ def _own_unknown_code(targets, course: Course) -> bool:
     return any(t.course is None and t.typed in own_codes(course) for t in targets)
 
 
+def intent_reader(parts: EngineParts) -> IntentReader:
+    """The catalog's intent model with the E5 that gives its question vectors: the engine's
+    own (alone or in its ensemble), or E5 loaded beside another configured model."""
+    e5 = model_in(parts.embedder, VECTOR_MODEL)
+    if e5 is None:
+        _, backend, cache, threads = parts.settings.embedder_args()
+        e5 = get_embedder(VECTOR_MODEL, backend, cache, threads)
+    return IntentReader(intent_model(), e5.embed_query)
+
+
 class CatalogPath:
     """Decides whether the catalog answers a question, and streams that answer; `materials`
     is the path that answers from the materials, which the catalog's answer may quote after
@@ -65,7 +77,9 @@ class CatalogPath:
         workspace = catalog.by_workspace(question.course_id) or next(
             (catalog.course(code) for code in sorted(own_codes(course)) if catalog.course(code)), None
         )
-        reply = answer_question(question.text, catalog, self.parts.settings.catalog_date(), workspace)
+        reply = answer_question(
+            question.text, catalog, self.parts.settings.catalog_date(), workspace, intent_reader(self.parts)
+        )
         if reply is None:
             return None
         asked = reply.question

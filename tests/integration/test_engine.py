@@ -74,8 +74,15 @@ def test_course_isolation(engine):
 
 
 def test_exact_identifier_ranks_first(engine):
+    retrieval = engine.retrieve("csc3100", "Do I need MAT-2040 before this course?")
+    assert "MAT-2040" in retrieval.items[0].text
+
+
+def test_a_prerequisite_question_about_this_course_quotes_the_catalog_then_the_syllabus(engine):
     answer = engine.ask("csc3100", "Do I need MAT-2040 before this course?")
-    assert "MAT-2040" in answer.citations[0]["text"]
+    assert answer.mode == "catalog" and "MAT2040" in answer.answer
+    assert [c["source"] for c in answer.citations][:1] == ["catalog/courses.csv"]
+    assert any("MAT-2040" in c["text"] for c in answer.citations[1:])
 
 
 def test_answer_only_in_upload(engine, notes):

@@ -420,8 +420,8 @@ def test_a_catalog_failing_at_first_start_leaves_none_in_use(tmp_path):
         ),
     ],
 )
-def test_answers_show_rooms_instructors_languages_groups_and_renaming(harbour, question, said):
-    reply = answer_question(question, harbour, AUTUMN, None)
+def test_answers_show_rooms_instructors_languages_groups_and_renaming(harbour, question, said, read_intents):
+    reply = answer_question(question, harbour, AUTUMN, None, read_intents)
     assert reply is not None and not reply.refused
     for words in said:
         assert words in reply.text, reply.text

@@ -101,14 +101,14 @@ def test_a_long_flat_cell_names_each_code_once():
     assert codes_of(Need("CSC1001")) == ("CSC1001",) and codes_of(None) == ()
 
 
-def test_a_3000_course_chain_is_a_valid_catalog(tmp_path):
+def test_a_3000_course_chain_is_a_valid_catalog(tmp_path, read_intents):
     """Before: RecursionError in the cycle check."""
     folder = _copy(tmp_path)
     chain = chain_catalog(folder)
     catalog = load_catalog(folder)
     assert all(catalog.course(code) is not None for code in chain)
     assert catalog.needed_by[chain[0]] == (chain[1],) and chain[-1] not in catalog.needed_by
-    reply = answer_question(f"What are the prerequisites of {chain[-1]}?", catalog, TODAY, None)
+    reply = answer_question(f"What are the prerequisites of {chain[-1]}?", catalog, TODAY, None, read_intents)
     assert not reply.refused and chain[-2] in reply.text
     assert CatalogSource(folder).catalog is not None
 
@@ -243,7 +243,7 @@ def test_every_slip_of_a_code_is_read_as_comparing_with_every_code_would(which, 
         assert (resolved.how, resolved.course.code if resolved.course else None) == reference(text, catalog), text
 
 
-def test_a_long_question_of_unknown_codes_costs_a_bounded_number_of_comparisons(big, monkeypatch):
+def test_a_long_question_of_unknown_codes_costs_a_bounded_number_of_comparisons(big, monkeypatch, read_intents):
     """Before: 494,000 comparisons (0.6-1.1 s of CPU) for this question."""
     compared, looked_up = [], []
     real_slip, real_candidates = codes_module.one_slip, codes_module.slip_candidates
@@ -260,7 +260,7 @@ def test_a_long_question_of_unknown_codes_costs_a_bounded_number_of_comparisons(
     question = question[:2000]
     tokens = [code for code, _ in codes_module.codes_in(question)]
     assert len(tokens) > 250
-    assert answer_question(question, big, TODAY, None) is not None
+    assert answer_question(question, big, TODAY, None, read_intents) is not None
     assert len(looked_up) == MAX_SLIP_TOKENS == len(set(looked_up))
     assert len(compared) <= MAX_SLIP_TOKENS * 20, len(compared)  # was every token x 2,000 codes (494,000)
 

@@ -51,8 +51,8 @@ def test_markers_move_after_the_catalog_sources(text, by, expected):
         ),  # nothing exact to compare
     ],
 )
-def test_a_disagreement_with_the_materials_is_found(catalog, question, material, differs):
-    reply = answer_question(question, catalog, date(2026, 12, 1), catalog.by_workspace("csc3100"))
+def test_a_disagreement_with_the_materials_is_found(catalog, question, material, differs, read_intents):
+    reply = answer_question(question, catalog, date(2026, 12, 1), catalog.by_workspace("csc3100"), read_intents)
     assert disagrees(reply, catalog, material) is differs
 
 
@@ -75,8 +75,8 @@ def test_a_disagreement_with_the_materials_is_found(catalog, question, material,
         ("What are the prerequisites of DS2010?", "- MAT2040 and CSC3100 [2]", True),
     ],
 )
-def test_a_disagreement_needs_both_to_speak_of_the_same_thing(catalog, question, material, differs):
-    reply = answer_question(question, catalog, date(2026, 12, 1), catalog.by_workspace("ds2010"))
+def test_a_disagreement_needs_both_to_speak_of_the_same_thing(catalog, question, material, differs, read_intents):
+    reply = answer_question(question, catalog, date(2026, 12, 1), catalog.by_workspace("ds2010"), read_intents)
     assert disagrees(reply, catalog, material) is differs
 
 
@@ -97,8 +97,8 @@ def test_the_materials_part_is_introduced_once(material, lang, shown):
     assert materials_part(material, lang) == shown
 
 
-def test_catalog_facts_become_numbered_sources_with_their_record(catalog):
-    reply = answer_question("Which sections of CSC3100 run next term?", catalog, date(2026, 12, 1), None)
+def test_catalog_facts_become_numbered_sources_with_their_record(catalog, read_intents):
+    reply = answer_question("Which sections of CSC3100 run next term?", catalog, date(2026, 12, 1), None, read_intents)
     items = fact_items(catalog, reply.facts)
     assert [i.n for i in items] == [1, 2]
     assert (
