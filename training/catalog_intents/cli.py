@@ -4,7 +4,7 @@
     .venv/bin/python -m training.catalog_intents report   # the shipped weights on the held-out half
 
 Fitting data: the `fit` half of eval/catalog_intents/paraphrases.jsonl, fitting_extra.jsonl,
-and templates.yaml filled with every third row of the sample catalog. The L2 strength is
+fitting_none.jsonl and templates.yaml filled with every third row of the sample catalog. The L2 strength is
 chosen by 5-fold cross-validation over the hand-written groups (templates always in the
 training folds); the held-out half is only reported.
 """
@@ -37,7 +37,7 @@ SECONDARY_GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 def fitting_data() -> tuple[list[Example], list[Example], list[Example]]:
     """(hand-written fitting questions, templates over the sample catalog, held-out questions)."""
     rows = paraphrases()
-    extra = paraphrases(FITTING_EXTRA) if FITTING_EXTRA.is_file() else []
+    extra = [e for path in FITTING_EXTRA for e in paraphrases(path)]
     catalog = load_catalog(SAMPLE_CATALOG)
     return (
         [e for e in rows if e.split == "fit"] + extra,

@@ -1,8 +1,8 @@
 """The intent model's examples: the hand-written paraphrase set and templates over catalog rows.
 
 eval/catalog_intents/paraphrases.jsonl holds groups of wordings of one meaning, each group in
-the `fit` or the `heldout` half; fitting_extra.jsonl more groups, written for fitting by
-someone who had not read the held-out half; templates.yaml is filled with every course row (and program
+the `fit` or the `heldout` half; fitting_extra.jsonl and fitting_none.jsonl more groups,
+written for fitting by someone who had not read the held-out half; templates.yaml is filled with every course row (and program
 row) of a catalog. `none` questions (about a course's own materials) have no intent.
 """
 
@@ -18,7 +18,10 @@ from courserag.catalog.model import Catalog
 
 SET_DIR = Path(__file__).resolve().parents[2] / "eval" / "catalog_intents"
 PARAPHRASES = SET_DIR / "paraphrases.jsonl"
-FITTING_EXTRA = SET_DIR / "fitting_extra.jsonl"  # more wordings, written for fitting only
+# More wordings, written for fitting only by someone who had not read the held-out half: all
+# six intents and none, then questions of none alone (off-topic ones shaped like catalog
+# questions, a named course's own materials, concepts in catalog words).
+FITTING_EXTRA = (SET_DIR / "fitting_extra.jsonl", SET_DIR / "fitting_none.jsonl")
 TEMPLATES = SET_DIR / "templates.yaml"
 
 
