@@ -34,6 +34,9 @@ class Retrieval:
     # Some source reached the relevance gate (ranking.confident): an LLM is asked only then;
     # below it the extractive answer's fitted decision still weighs what was found.
     confident: bool = True
+    # A passage offered from outside the materials (the catalog's answer, engine/catalog_path.py)
+    # answers best (retriever._offered_best): the catalog answers, not the materials.
+    offered_best: bool = False
 
 
 @dataclass(frozen=True)

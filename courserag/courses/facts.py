@@ -105,7 +105,20 @@ def offer_directory(
     vector_hits: Sequence[ScoredChunk],
     lexical_hits: Sequence[ScoredChunk],
 ) -> tuple[list[ScoredChunk], list[ScoredChunk]]:
-    """The course's candidate lists with the directory passages added.
+    """The course's candidate lists with the directory passages added (`offer_passages`)."""
+    return offer_passages(chunks, similarities, tokens, vector_hits, lexical_hits, STORE_NAME)
+
+
+def offer_passages(
+    chunks: Sequence[Chunk],
+    similarities: Sequence[float],
+    tokens: Sequence[str],
+    vector_hits: Sequence[ScoredChunk],
+    lexical_hits: Sequence[ScoredChunk],
+    store: str,
+) -> tuple[list[ScoredChunk], list[ScoredChunk]]:
+    """The course's candidate lists with passages that no file holds added (the directory's
+    here, the catalog's answer from catalog/evidence.py), marked as coming from `store`.
 
     A passage's similarity is its cosine with the question; its lexical score is the share
     of the question's words it holds times the best BM25 score of the course's list, so
@@ -115,7 +128,7 @@ def offer_directory(
     top = max((h.lexical for h in lexical_hits), default=0.0)
     vectors, lexicals = list(vector_hits), list(lexical_hits)
     for chunk, similarity in zip(chunks, similarities):
-        hit = ScoredChunk(chunk, vector=float(similarity), store=STORE_NAME)
+        hit = ScoredChunk(chunk, vector=float(similarity), store=store)
         vectors.append(hit)
         share = _word_share(tokens, chunk.text)
         if share > 0 and top > 0:

@@ -1,9 +1,15 @@
-"""Catalog questions, answered from the official catalog before any retrieval.
+"""Catalog questions, answered from the official catalog.
 
 Credits, prerequisites, sections, rooms and programs of any course in the catalog are
 official data (courserag/catalog/): they are answered exactly and cited to their rows. For
 what the workspace's own syllabus may also state (prerequisites, credits, description) the
 materials' answer follows the catalog's, renumbered after it, with a note when they disagree.
+
+A question about the workspace's own course that names no course may be a note's or the
+materials' to answer in the catalog's words ("In which room is the capstone showcase
+held?"): the catalog's answer then competes with them in retrieval, and answers only when
+one of its sentences answers best (catalog/evidence.py, retriever._offered_best). A question naming a course by code or title
+is the catalog's: it is the official record.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import Iterator
 
 from courserag.catalog.answers import CatalogReply, answer_question
 from courserag.catalog.codes import titles_in
+from courserag.catalog.evidence import answer_passages
 from courserag.catalog.intents import VECTOR_MODEL, IntentReader, intent_model
 from courserag.catalog.load import CatalogSource
 from courserag.catalog.model import Catalog, CatalogCourse
@@ -25,7 +32,7 @@ from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
 from courserag.i18n.messages import Notice, render
-from courserag.results import Answer
+from courserag.results import Answer, Retrieval
 from courserag.retrieval.followup import looks_like_followup
 
 
@@ -45,6 +52,13 @@ def _own_unknown_code(targets, course: Course) -> bool:
     refuse it, as without a catalog. Any other unknown code is the catalog's "not in the
     catalog", from any workspace."""
     return any(t.course is None and t.typed in own_codes(course) for t in targets)
+
+
+def _contested(reply: CatalogReply) -> bool:
+    """Whether the catalog's answer competes with the materials and the notes: it is about the
+    workspace's own course, which the question does not name (a note may use the catalog's
+    words: "room", "credits", "学分"); a named course is the catalog's to answer."""
+    return reply.question is not None and reply.question.own_course and bool(reply.facts)
 
 
 def intent_reader(parts: EngineParts) -> IntentReader:
@@ -104,8 +118,24 @@ class CatalogPath:
         return answer.with_notices([notice])
 
     def stream(self, reply: CatalogReply, question: Question, started: float) -> Iterator[str | Answer]:
+        """The catalog's answer; for a question about the workspace's own course left unnamed,
+        only when one of its sentences answers best among the materials and the notes, and
+        otherwise the materials' answer from that same retrieval."""
+        retrieval = None
+        if _contested(reply):
+            today = self.parts.settings.catalog_date()
+            retrieval = self.materials.retrieve(question, answer_passages(reply, self.source.catalog, today))
+            if not retrieval.offered_best:
+                yield from self.materials.stream(question, started, retrieval)
+                return
+        yield from self._answer(reply, question, started, retrieval)
+
+    def _answer(
+        self, reply: CatalogReply, question: Question, started: float, retrieval: Retrieval | None
+    ) -> Iterator[str | Answer]:
         """The catalog's answer; for what the course's own syllabus may also state, followed
-        by the materials' answer (renumbered after the catalog's sources)."""
+        by the materials' answer (renumbered after the catalog's sources), from `retrieval`
+        when the question was retrieved for already."""
         catalog = self.source.catalog
         items = fact_items(catalog, reply.facts)
         text, cited, notices = reply.text, items, []
@@ -119,7 +149,7 @@ class CatalogPath:
         if not reply.refused and own and set(asked.intents) <= MERGED_INTENTS and question.scope != "notes":
             material = None
             head = reply.text + "\n\n" + render("cat_materials_say", None, asked.lang) + "\n"
-            for update in self.materials.stream(question, started):
+            for update in self.materials.stream(question, started, retrieval):
                 if isinstance(update, Answer):
                     material = update
                 else:
@@ -145,7 +175,11 @@ class CatalogPath:
             reply.refused,
             cited,
             notices,
-            timings_ms={"retrieval": 0.0, "answer": elapsed, "total": elapsed},
+            timings_ms={
+                "retrieval": retrieval.retrieval_ms if retrieval else 0.0,
+                "answer": elapsed,
+                "total": elapsed,
+            },
             mode="catalog",
             query=question.text,
             course_id=question.course_id,

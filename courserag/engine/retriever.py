@@ -16,7 +16,7 @@ from typing import Sequence
 from courserag.answers.llm import ChatAnswerer
 from courserag.courses.codes import own_codes
 from courserag.courses.directory import Course
-from courserag.courses.facts import DirectoryFacts, directory_chunks, keep_material
+from courserag.courses.facts import DirectoryFacts, directory_chunks, keep_material, offer_passages
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
 from courserag.errors import LLMUnavailableError, StoreUnavailableError
@@ -24,7 +24,7 @@ from courserag.i18n.messages import Notice
 from courserag.lang.bridge import english_words
 from courserag.lang.identifiers import extract_identifiers
 from courserag.lang.query import read_query
-from courserag.records import ScoredChunk
+from courserag.records import Chunk, ScoredChunk
 from courserag.results import Retrieval
 from courserag.retrieval import ranking
 from courserag.retrieval.calibration import BACKGROUND, floor_of
@@ -42,6 +42,8 @@ from courserag.retrieval.session_pool import SessionPool
 
 log = logging.getLogger(__name__)
 
+OFFERED_STORE = "offered"  # the store an offered passage's hit names
+
 
 class Retriever:
     """Turns a `Question` into a `Retrieval`: the packed, numbered sources for the answerer."""
@@ -51,9 +53,16 @@ class Retriever:
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
         self._directory = DirectoryFacts()  # the courses' directory fields as passages
+        self._offered: dict[str, object] = {}  # an offered passage's id -> its vector
+        self._offered_lock = threading.Lock()
 
-    def retrieve(self, question: Question, course: Course) -> Retrieval:
-        """Embed, search both paths, fuse, rank, pack."""
+    def retrieve(self, question: Question, course: Course, offered: Sequence[Chunk] = ()) -> Retrieval:
+        """Embed, search both paths, fuse, rank, pack.
+
+        `offered` are passages from outside the materials (the catalog's answer about the
+        course, engine/catalog_path.py) that compete with the course's passages and the
+        notes: whether one answers best is `Retrieval.offered_best`; they are never among
+        the sources, which the materials' answer quotes."""
         started = time.perf_counter()
         parts, cfg = self.parts, self.parts.settings.retrieval
         resolution = self._standalone_query(question.text, question.history)
@@ -72,6 +81,9 @@ class Retriever:
             course_vec, course_lex = self._directory.offer(
                 course, parts.embed_texts, vector, tokens, course_vec, course_lex
             )
+            course_vec, course_lex = offer_passages(
+                offered, self._similarities(offered, vector), tokens, course_vec, course_lex, OFFERED_STORE
+            )
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
         pool = parts.sessions.peek(question.session_id) if question.scope in ("both", "notes") else None
@@ -87,7 +99,9 @@ class Retriever:
         rank_query = RankQuery(query.tokens, identifiers, query.chinese, query.floor, parts.embedder.reads_chinese)
         # Everything the ranker keeps, best first: whether it is confident reads them all (a
         # source that reached the gate may rank below the top_k); the sources are the best.
-        kept = parts.ranker.rank(candidates, rank_query, len(candidates))
+        everything = parts.ranker.rank(candidates, rank_query, len(candidates))
+        offered_ids = {chunk.id for chunk in offered}
+        kept = [hit for hit in everything if hit.chunk.id not in offered_ids]
         ranked = keep_material(kept[: cfg.top_k + len(directory_chunks(course))], cfg.top_k)
         items = pack_context(
             ranked,
@@ -107,7 +121,20 @@ class Retriever:
             focus=resolution.item,
             siblings=resolution.others,
             confident=_confident(parts.ranker, kept, rank_query),
+            offered_best=_offered_best(parts.ranker, everything, offered_ids, rank_query),
         )
+
+    def _similarities(self, offered: Sequence[Chunk], vector) -> list[float]:
+        """Each offered passage's cosine with the question; a passage is embedded once (the
+        catalog's sentences about a course are offered again with every question about it)."""
+        with self._offered_lock:
+            missing = [c for c in offered if c.id not in self._offered]
+        if missing:
+            embedded = self.parts.embed_texts([c.text for c in missing])
+            with self._offered_lock:
+                self._offered.update(zip((c.id for c in missing), embedded))
+        with self._offered_lock:
+            return [float(self._offered[c.id] @ vector) for c in offered]
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
         """Both candidate lists from the course store; an unreachable store is a notice."""
@@ -162,6 +189,26 @@ class Retriever:
                     list(BACKGROUND), self.parts.settings.embedding_batch_size
                 )
         return floor_of(query_vector, self._background).mean
+
+
+def _offered_best(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str], query: RankQuery) -> bool:
+    """Whether the passage that answers best is an offered one, and what the ranker kept
+    reached its gate (below it an offered passage answers no better than the materials: an
+    off-topic question the catalog read as its own is refused, as without a catalog).
+
+    Best by the ranker's relevance (its gates' measure: the share of the question's words a
+    passage holds, its similarity over the question's floor), an exact identifier first as
+    the ranker orders them; ties keep the ranker's order. Not by the ranker's order itself:
+    that blends scores normalised over the course's list, on which an offered passage's
+    lexical score is an estimate; on 45 own-course questions the order chose right 36
+    times, relevance 41 (docs/DECISIONS.md). A ranker that measures no relevance (the
+    reference design) is taken at its order."""
+    if not ranked or not _confident(ranker, ranked, query):
+        return False
+    if any(hit.relevance is None for hit in ranked):
+        return ranked[0].chunk.id in offered_ids
+    best = max(ranked, key=lambda hit: (hit.identifier > 0, hit.relevance))
+    return best.chunk.id in offered_ids
 
 
 def _confident(ranker, ranked: Sequence[ScoredChunk], query: RankQuery) -> bool:
