@@ -57,8 +57,16 @@ def _own_unknown_code(targets, course: Course) -> bool:
 def _contested(reply: CatalogReply) -> bool:
     """Whether the catalog's answer competes with the materials and the notes: it is about the
     workspace's own course, which the question does not name (a note may use the catalog's
-    words: "room", "credits", "学分"); a named course is the catalog's to answer."""
+    words: "room", "credits", "学分"); a named course is the catalog's to answer (measured:
+    "When does CSC3100 meet this term?" contested was answered with the syllabus's
+    description of the course, not its sections)."""
     return reply.question is not None and reply.question.own_course and bool(reply.facts)
+
+
+def _unknown_only(reply: CatalogReply) -> bool:
+    """Whether the catalog's reply is its refusal of codes it does not list: the materials
+    or the notes may still know the course ("STAT 111" in another institution's syllabus)."""
+    return reply.refused and reply.question is not None and all(t.course is None for t in reply.question.targets)
 
 
 def intent_reader(parts: EngineParts) -> IntentReader:
@@ -122,6 +130,9 @@ class CatalogPath:
         only when one of its sentences answers best among the materials and the notes, and
         otherwise the materials' answer from that same retrieval."""
         retrieval = None
+        if _unknown_only(reply) and question.scope != "notes":
+            yield from self._materials_or_refusal(reply, question, started)
+            return
         if _contested(reply):
             today = self.parts.settings.catalog_date()
             retrieval = self.materials.retrieve(question, answer_passages(reply, self.source.catalog, today))
@@ -129,6 +140,15 @@ class CatalogPath:
                 yield from self.materials.stream(question, started, retrieval)
                 return
         yield from self._answer(reply, question, started, retrieval)
+
+    def _materials_or_refusal(self, reply: CatalogReply, question: Question, started: float) -> Iterator[Answer]:
+        """The materials' answer when they answer a question about a code the catalog lacks,
+        else the catalog's "not in the catalog" (never "the materials say nothing about X")."""
+        material = next(u for u in self.materials.stream(question, started) if isinstance(u, Answer))
+        if not material.refused:
+            yield material
+        else:
+            yield from self._answer(reply, question, started, None)
 
     def _answer(
         self, reply: CatalogReply, question: Question, started: float, retrieval: Retrieval | None

@@ -139,3 +139,27 @@ def test_the_question_is_retrieved_for_once(catalog_engine, reads_as, monkeypatc
     reads_as("prerequisites")
     answer = catalog_engine.ask("csc3100", "What are the prerequisites?")
     assert answer.mode == "catalog" and "MAT-2040" in answer.answer and len(calls) == 1
+
+
+def test_a_code_the_catalog_lacks_is_answered_by_a_note_that_knows_it(catalog_engine, reads_as, tmp_path):
+    """Another institution's code (a syllabus or note of a workspace the catalog does not
+    list): the materials answer it; the catalog's "not in the catalog" is for when they don't."""
+    reads_as("prerequisites")
+    note = tmp_path / "stat_notes.md"
+    note.write_text("# STAT 111 notes\n\nSTAT 111 Elementary Statistics requires MATH 100 as a prerequisite.\n")
+    assert catalog_engine.add_upload("s1", note).ok
+    answer = catalog_engine.ask("csc3100", "What does STAT 111 require?", session_id="s1")
+    assert not answer.refused and answer.mode != "catalog" and "MATH 100" in answer.answer
+    assert answer.citations[0]["source"] == "stat_notes.md"
+
+
+@pytest.mark.parametrize(
+    ("course", "question"), [("csc3100", "What does STAT 111 require?"), ("ds2010", "CSC3170 的先修课是什么？")]
+)
+def test_a_code_nobody_knows_is_not_in_the_catalog_never_the_materials_say_nothing(
+    catalog_engine, reads_as, course, question
+):
+    reads_as("prerequisites")
+    answer = catalog_engine.ask(course, question, session_id="s1")
+    assert answer.refused and answer.mode == "catalog"
+    assert "not in the catalog" in answer.answer or "课程目录中没有" in answer.answer
