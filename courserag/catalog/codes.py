@@ -222,12 +222,25 @@ def title_tables(courses) -> tuple[dict[str, str], dict[str, str]]:
     return ascii_titles, other
 
 
+# A title of one English word, or of two Chinese characters, is also a common word ("an
+# algorithm", "演算法"): it names its course only as written (one word, exactly), and a
+# two-character one not at all inside other text; longer titles name theirs loosely typed.
+MIN_TITLE_CHARS = 3
+
+
+def _written_as_title(word: str, course: CatalogCourse) -> bool:
+    """Whether a single word is one of the course's one-word English titles, as written
+    ("Algorithms", not "algorithm")."""
+    return any(fold_title(title) == word for title in (course.title_en, *course.former_titles))
+
+
 def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
     """Courses whose title (English, Chinese or former) the text names, by dictionary
     look-ups of its word runs and character runs (no scan over every title); the longest
     match wins where titles overlap ("Calculus II" over "Calculus I"), in order of position.
     English titles match loosely typed: any case and punctuation, singular or plural, with
-    or without "and", "of", "the" (`_title_words`)."""
+    or without "and", "of", "the" (`_title_words`), except titles that are one common word
+    (MIN_TITLE_CHARS)."""
     folded = fold_title(text)
     found: list[tuple[int, int, str]] = []  # (start, end, own code) in `folded`
     words = _title_words(folded)
@@ -235,7 +248,7 @@ def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
         for n in range(min(MAX_TITLE_WORDS, len(words) - i), 0, -1):
             key = " ".join(w for _, _, w in words[i : i + n])
             own = catalog.titles_en.get(key)
-            if own:
+            if own and (n > 1 or _written_as_title(folded[words[i][0] : words[i][1]], catalog.courses[own])):
                 found.append((words[i][0], words[i + n - 1][1], own))
                 break
     if catalog.titles_other:
@@ -243,7 +256,7 @@ def titles_in(text: str, catalog: Catalog) -> list[tuple[CatalogCourse, int]]:
         chars = [(i, ch) for i, ch in enumerate(folded) if ch != " "]
         flat = "".join(ch for _, ch in chars)
         for i in range(len(flat)):
-            for n in range(min(longest, len(flat) - i), 1, -1):
+            for n in range(min(longest, len(flat) - i), MIN_TITLE_CHARS - 1, -1):
                 own = catalog.titles_other.get(flat[i : i + n])
                 if own:
                     found.append((chars[i][0], chars[i + n - 1][0] + 1, own))
