@@ -158,12 +158,32 @@ def keep_material(ranked: Sequence[ScoredChunk], top_k: int) -> list[ScoredChunk
     return out
 
 
-class DirectoryFacts:
-    """The directory passages of the courses, each embedded once (on its first question)."""
+class EmbeddedOnce:
+    """Vectors of passages that no store holds (the directory's, the catalog's answer), by
+    passage id, each embedded on its first use: the same passages are offered again with
+    every question about their course."""
 
     def __init__(self) -> None:
         self._vectors: dict[str, object] = {}  # passage id -> its vector
         self._lock = threading.Lock()
+
+    def similarities(self, chunks: Sequence[Chunk], embed: Callable[[list[str]], object], vector) -> list[float]:
+        """Each passage's inner product with the question's `vector`."""
+        with self._lock:
+            missing = list({c.id: c for c in chunks if c.id not in self._vectors}.values())
+        if missing:
+            embedded = embed([c.text for c in missing])
+            with self._lock:
+                self._vectors.update(zip((c.id for c in missing), embedded))
+        with self._lock:
+            return [float(self._vectors[c.id] @ vector) for c in chunks]
+
+
+class DirectoryFacts:
+    """The directory passages of the courses, each embedded once (on its first question)."""
+
+    def __init__(self) -> None:
+        self._vectors = EmbeddedOnce()
 
     def offer(
         self,
@@ -181,12 +201,5 @@ class DirectoryFacts:
         a question in that language, only by sharing its language."""
         chunks = directory_chunks(course)
         own = [chunks[i - i % 2] for i in range(len(chunks))]  # (own, other) pairs, own first
-        with self._lock:
-            missing = [c for c in chunks[::2] if c.id not in self._vectors]
-        if missing:
-            embedded = embed([c.text for c in missing])
-            with self._lock:
-                self._vectors.update(zip((c.id for c in missing), embedded))
-        with self._lock:
-            similarities = [float(self._vectors[c.id] @ vector) for c in own]
+        similarities = self._vectors.similarities(own, embed, vector)
         return offer_directory(chunks, similarities, tokens, vector_hits, lexical_hits)

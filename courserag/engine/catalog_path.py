@@ -8,8 +8,9 @@ materials' answer follows the catalog's, renumbered after it, with a note when t
 A question about the workspace's own course that names no course may be a note's or the
 materials' to answer in the catalog's words ("In which room is the capstone showcase
 held?"): the catalog's answer then competes with them in retrieval, and answers only when
-one of its sentences answers best (catalog/evidence.py, retriever._offered_best). A question naming a course by code or title
-is the catalog's: it is the official record.
+one of its sentences answers best (catalog/evidence.py, retriever._offered_best). A question
+naming a course by code or title is the catalog's: it is the official record. A question
+about a code the catalog lacks is the materials' when they answer it.
 """
 
 from __future__ import annotations

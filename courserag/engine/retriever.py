@@ -16,7 +16,7 @@ from typing import Sequence
 from courserag.answers.llm import ChatAnswerer
 from courserag.courses.codes import own_codes
 from courserag.courses.directory import Course
-from courserag.courses.facts import DirectoryFacts, directory_chunks, keep_material, offer_passages
+from courserag.courses.facts import DirectoryFacts, EmbeddedOnce, directory_chunks, keep_material, offer_passages
 from courserag.engine.parts import EngineParts
 from courserag.engine.requests import Question
 from courserag.errors import LLMUnavailableError, StoreUnavailableError
@@ -53,8 +53,7 @@ class Retriever:
         self._background = None  # vectors of calibration.BACKGROUND, embedded on first use
         self._background_lock = threading.Lock()
         self._directory = DirectoryFacts()  # the courses' directory fields as passages
-        self._offered: dict[str, object] = {}  # an offered passage's id -> its vector
-        self._offered_lock = threading.Lock()
+        self._offered = EmbeddedOnce()  # the vectors of passages offered (the catalog's answer)
 
     def retrieve(self, question: Question, course: Course, offered: Sequence[Chunk] = ()) -> Retrieval:
         """Embed, search both paths, fuse, rank, pack.
@@ -82,7 +81,12 @@ class Retriever:
                 course, parts.embed_texts, vector, tokens, course_vec, course_lex
             )
             course_vec, course_lex = offer_passages(
-                offered, self._similarities(offered, vector), tokens, course_vec, course_lex, OFFERED_STORE
+                offered,
+                self._offered.similarities(offered, parts.embed_texts, vector),
+                tokens,
+                course_vec,
+                course_lex,
+                OFFERED_STORE,
             )
             vector_lists.append(course_vec)
             lexical_lists.append(course_lex)
@@ -123,18 +127,6 @@ class Retriever:
             confident=_confident(parts.ranker, kept, rank_query),
             offered_best=_offered_best(parts.ranker, everything, offered_ids, rank_query),
         )
-
-    def _similarities(self, offered: Sequence[Chunk], vector) -> list[float]:
-        """Each offered passage's cosine with the question; a passage is embedded once (the
-        catalog's sentences about a course are offered again with every question about it)."""
-        with self._offered_lock:
-            missing = [c for c in offered if c.id not in self._offered]
-        if missing:
-            embedded = self.parts.embed_texts([c.text for c in missing])
-            with self._offered_lock:
-                self._offered.update(zip((c.id for c in missing), embedded))
-        with self._offered_lock:
-            return [float(self._offered[c.id] @ vector) for c in offered]
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
         """Both candidate lists from the course store; an unreachable store is a notice."""
