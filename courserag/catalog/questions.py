@@ -181,17 +181,19 @@ def detect(
     course ("what are the prerequisites?") is about it. `read_intents` says what a question
     asks (intents.py's IntentReader)."""
     folded = fold_title(question)
+    program = find_program(folded, catalog)
+    # Positions are those of the NFKC text; fold_title only folds case and spaces, close enough for spans.
+    named = mentions(" ".join(question.split()), catalog)
+    if not named and program is None and workspace is None:
+        return None  # nothing the catalog could answer about: no need to read what is asked
     intents = list(read_intents(question))
     if "reverse" in intents and "prerequisites" in intents:
         intents.remove("prerequisites")  # "which courses need X as a prerequisite"
-    program = find_program(folded, catalog)
     year = find_year(folded)
     if program is not None and year is not None and "program" not in intents:
         intents.insert(0, "program")  # "courses in year 2 of computer science"
     if not intents:
         return None
-    # Positions are those of the NFKC text; fold_title only folds case and spaces, close enough for spans.
-    named = mentions(" ".join(question.split()), catalog)
     spans, negated = _completed_spans(folded) if "prerequisites" in intents else ([], [])
     inside = lambda at, where: any(s <= at < e for s, e in where)  # noqa: E731
     completed = tuple(r for r, at in named if inside(at, spans) and not inside(at, negated))
