@@ -37,6 +37,10 @@ class Retrieval:
     # A passage offered from outside the materials (the catalog's answer, engine/catalog_path.py)
     # answers best (retriever._offered_best): the catalog answers, not the materials.
     offered_best: bool = False
+    # A passage not offered answers better than every offered one, reaches the ranker's gate,
+    # and holds a word of the question that none of them holds (retriever._offered_outdone):
+    # a note or the materials answer a question the catalog also claims for a course it names.
+    offered_outdone: bool = False
 
 
 @dataclass(frozen=True)

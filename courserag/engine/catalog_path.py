@@ -5,12 +5,14 @@ official data (courserag/catalog/): they are answered exactly and cited to their
 what the workspace's own syllabus may also state (prerequisites, credits, description) the
 materials' answer follows the catalog's, renumbered after it, with a note when they disagree.
 
-A question about the workspace's own course that names no course may be a note's or the
-materials' to answer in the catalog's words ("In which room is the capstone showcase
-held?"): the catalog's answer then competes with them in retrieval, and answers only when
-one of its sentences answers best (catalog/evidence.py, retriever._offered_best). A question
-naming a course by code or title is the catalog's: it is the official record. A question
-about a code the catalog lacks is the materials' when they answer it.
+A question about one course may be a note's or the materials' to answer in the catalog's
+words ("In which room is the capstone showcase held?", "Where is the CSC3100 midterm review
+held?"): the catalog's answer then competes with them in retrieval (catalog/evidence.py).
+About the workspace's own course left unnamed, it answers only when one of its sentences
+answers best (retriever._offered_best); about a course the question names, the official
+record, unless a passage answers better and speaks of something the catalog's answer does
+not (retriever._offered_outdone). Programs and several courses at once are the catalog's. A
+question about a code the catalog lacks is the materials' when they answer it.
 """
 
 from __future__ import annotations
@@ -56,12 +58,28 @@ def _own_unknown_code(targets, course: Course) -> bool:
 
 
 def _contested(reply: CatalogReply) -> bool:
-    """Whether the catalog's answer competes with the materials and the notes: it is about the
-    workspace's own course, which the question does not name (a note may use the catalog's
-    words: "room", "credits", "学分"); a named course is the catalog's to answer (measured:
-    "When does CSC3100 meet this term?" contested was answered with the syllabus's
-    description of the course, not its sections)."""
-    return reply.question is not None and reply.question.own_course and bool(reply.facts)
+    """Whether the catalog's answer competes with the materials and the notes: it states facts
+    about one course, named or the workspace's own (a note may use the catalog's words:
+    "room", "credits", "学分", or name the course: "the CSC3100 midterm review"). Programs
+    and several courses at once (totals, comparisons) are the catalog's alone."""
+    asked = reply.question
+    return (
+        asked is not None
+        and bool(reply.facts)
+        and not reply.refused
+        and len(asked.targets) == 1
+        and asked.targets[0].course is not None
+    )
+
+
+def _materials_win(reply: CatalogReply, retrieval: Retrieval) -> bool:
+    """Whether the notes or the materials answer instead of the catalog. For the workspace's
+    course left unnamed, unless one of the catalog's sentences answers best and reaches the
+    ranker's gate (an off-topic question the catalog misread is then refused, as without a
+    catalog). For a course the question names, the catalog is the official record: only a
+    passage that answers better and speaks of something asked that the catalog's answer does
+    not mention takes it (Retrieval.offered_outdone)."""
+    return not retrieval.offered_best if reply.question.own_course else retrieval.offered_outdone
 
 
 def _unknown_only(reply: CatalogReply) -> bool:
@@ -137,19 +155,28 @@ class CatalogPath:
         if _contested(reply):
             today = self.parts.settings.catalog_date()
             retrieval = self.materials.retrieve(question, answer_passages(reply, self.source.catalog, today))
-            if not retrieval.offered_best:
-                yield from self.materials.stream(question, started, retrieval)
+            if _materials_win(reply, retrieval):
+                if reply.question.own_course:
+                    yield from self.materials.stream(question, started, retrieval)
+                else:
+                    yield from self._materials_or_catalog(reply, question, started, retrieval)
                 return
         yield from self._answer(reply, question, started, retrieval)
 
     def _materials_or_refusal(self, reply: CatalogReply, question: Question, started: float) -> Iterator[Answer]:
         """The materials' answer when they answer a question about a code the catalog lacks,
         else the catalog's "not in the catalog" (never "the materials say nothing about X")."""
-        material = next(u for u in self.materials.stream(question, started) if isinstance(u, Answer))
+        yield from self._materials_or_catalog(reply, question, started, None)
+
+    def _materials_or_catalog(
+        self, reply: CatalogReply, question: Question, started: float, retrieval: Retrieval | None
+    ) -> Iterator[Answer]:
+        """The materials' answer when they answer, else the catalog's own reply."""
+        material = next(u for u in self.materials.stream(question, started, retrieval) if isinstance(u, Answer))
         if not material.refused:
             yield material
         else:
-            yield from self._answer(reply, question, started, None)
+            yield from self._answer(reply, question, started, retrieval)
 
     def _answer(
         self, reply: CatalogReply, question: Question, started: float, retrieval: Retrieval | None

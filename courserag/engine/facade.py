@@ -242,7 +242,8 @@ class RagEngine:
         """Yield the growing answer text while it streams, then the final Answer.
 
         A catalog question (credits, prerequisites, sections, programs… of any course in the
-        catalog) is answered from the catalog before any retrieval (engine/catalog_path.py)."""
+        catalog) is read by the catalog first; its answer about one course competes with the
+        materials and the notes in retrieval (engine/catalog_path.py)."""
         started = time.perf_counter()
         request = Question(course_id, self.check_question(question), session_id, scope, history, learner)
         reply = self._catalog.reply(request)

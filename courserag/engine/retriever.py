@@ -22,7 +22,8 @@ from courserag.engine.requests import Question
 from courserag.errors import LLMUnavailableError, StoreUnavailableError
 from courserag.i18n.messages import Notice
 from courserag.lang.bridge import english_words
-from courserag.lang.identifiers import extract_identifiers
+from courserag.lang.identifiers import extract_identifiers, identifier_words
+from courserag.lang.matching import matched_tokens
 from courserag.lang.query import read_query
 from courserag.records import Chunk, ScoredChunk
 from courserag.results import Retrieval
@@ -126,6 +127,7 @@ class Retriever:
             siblings=resolution.others,
             confident=_confident(parts.ranker, kept, rank_query),
             offered_best=_offered_best(parts.ranker, everything, offered_ids, rank_query),
+            offered_outdone=_offered_outdone(parts.ranker, everything, offered_ids, rank_query),
         )
 
     def _search_course(self, course_id: str, vector, tokens, n: int, notices: list[Notice]):
@@ -201,6 +203,30 @@ def _offered_best(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str], 
         return ranked[0].chunk.id in offered_ids
     best = max(ranked, key=lambda hit: (hit.identifier > 0, hit.relevance))
     return best.chunk.id in offered_ids
+
+
+def _offered_outdone(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str], query: RankQuery) -> bool:
+    """Whether a passage not offered answers better than every offered one (the same measure
+    as `_offered_best`), reaches the ranker's gate, and holds a word of the question that no
+    offered passage holds: it speaks of something asked that the offered answer does not
+    ("Where is the CSC3100 midterm review held?", a note on the review session, against the
+    catalog's CSC3100 sections). A near tie on relevance alone is not enough: "When does
+    CSC3100 meet this term?" measured the syllabus's course facts 0.619 against the
+    catalog's sections 0.617, and every word the syllabus held, the sections held too."""
+    offered = [hit for hit in ranked if hit.chunk.id in offered_ids]
+    others = [hit for hit in ranked if hit.chunk.id not in offered_ids]
+    if not offered or not others or any(hit.relevance is None for hit in ranked):
+        return False
+    key = lambda hit: (hit.identifier > 0, hit.relevance)  # noqa: E731 -- _offered_best's order
+    best_offered = max(key(hit) for hit in offered)
+    tokens = set(query.tokens) - identifier_words(query.identifiers)  # a code is matched as a code
+    said = set().union(*(matched_tokens(tokens, hit.chunk.text) for hit in offered))
+    return any(
+        key(hit) > best_offered
+        and _confident(ranker, [hit], query)
+        and bool(matched_tokens(tokens, hit.chunk.text) - said)
+        for hit in others
+    )
 
 
 def _confident(ranker, ranked: Sequence[ScoredChunk], query: RankQuery) -> bool:

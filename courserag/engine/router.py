@@ -21,11 +21,24 @@ from courserag.engine.requests import Question
 from courserag.errors import LLMUnavailableError, QuestionError
 from courserag.i18n.messages import Notice
 from courserag.ingest.progress import PendingUpload
+from courserag.lang.identifiers import chunk_identifiers
+from courserag.lang.textnorm import well_formed
 from courserag.results import Answer, Retrieval
 
 log = logging.getLogger(__name__)
 
 LLM_REFUSAL_MARKER = "NOT_IN_MATERIALS"
+
+
+def _noted(retrieval: Retrieval, codes: CodeCheck) -> bool:
+    """Whether the learner's own notes, first among the sources, name the other course the
+    question asks about ("Where is the CSC3100 midterm review held?" asked in DS2010, with a
+    note on it): the note answers, the learner is not sent to that course's workspace."""
+    first = retrieval.items[0].hit.chunk if retrieval.items else None
+    if first is None or first.origin == "course":
+        return False
+    named = chunk_identifiers(first.text)
+    return any(code in named for code, _ in codes.other_courses)
 
 
 class AnswerRouter:
@@ -37,7 +50,7 @@ class AnswerRouter:
 
     def check(self, text: str) -> str:
         """The question without surrounding space; QuestionError when empty or too long."""
-        text = text.strip()
+        text = well_formed(text).strip()
         if not text:
             raise QuestionError("empty_question")
         limit = self.parts.settings.limits.max_question_chars
@@ -54,7 +67,8 @@ class AnswerRouter:
         lang = retrieval.query.reply_language
         course = self.parts.directory.get(question.course_id)
         codes = check_codes(retrieval.query.text, course, self.parts.directory)
-        if codes.about_another_course:
+        redirected = codes.about_another_course and not _noted(retrieval, codes)
+        if redirected:
             code, other = codes.other_courses[0]
             reply = refuse(lang, "answer_other_course", code=code, name=other.name)
         elif not retrieval.items or (self.parts.answerer is not None and not retrieval.confident):
@@ -80,11 +94,11 @@ class AnswerRouter:
             course_id=question.course_id,
             suggestions=list(reply.suggestions),
             focus=retrieval.focus,
-            redirected=codes.about_another_course,
+            redirected=redirected,
         )
         if question.learner:  # an instructor's batch test feeds neither the gaps nor "most-cited files"
             pending = self._pending_uploads(question.session_id)
-            log_gaps(self.parts.gap_log, answer, question.scope, pending, redirected=codes.about_another_course)
+            log_gaps(self.parts.gap_log, answer, question.scope, pending, redirected=redirected)
         yield answer
 
     def _llm_answer(

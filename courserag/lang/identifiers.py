@@ -52,6 +52,16 @@ def chunk_identifiers(text: str) -> frozenset[str]:
     return _identifiers_in_normalized(normalized_text(text))
 
 
+def identifier_words(identifiers: Iterable[str]) -> frozenset[str]:
+    """The words a question's identifiers are read as ("MAT-2040": "mat" and "2040";
+    "CSC3100": "csc3100"): a code spelt another way is one identifier, not different words."""
+    words = set()
+    for identifier in identifiers:
+        words.add(identifier.lower())
+        words.update(part.lower() for part in re.findall(r"[A-Z]+|\d+", identifier))
+    return frozenset(words)
+
+
 def _within_one_edit(a: str, b: str) -> bool:
     """Damerau (optimal string alignment) distance <= 1: one typo or one transposition."""
     if a == b:

@@ -24,19 +24,28 @@ NOTES = {
     ),
     "复习笔记.md": "# 复习笔记\n\n复习课在教室 R-208 举行。\n\n志愿服务活动计 1 个学分，需要提交服务证明。\n",
 }
+# Notes that name a catalog course (session "s2"): what they say of it is theirs to answer.
+NAMED_NOTES = {
+    "course_notes.md": (
+        "# Course notes\n\nThe CSC3100 midterm review session is held in room Q-12 on Friday.\n\n"
+        "DS2010 project teams earn 2 bonus credits for the poster.\n"
+    ),
+    "课程笔记.md": "# 课程笔记\n\nCSC3100 的期中复习课在教室 R-315 举行。\n\nDS2010 的小组海报可以获得 2 个附加学分。\n",
+}
 
 
 @pytest.fixture
 def catalog_engine(engine, tmp_path):
     """The sample engine on a fixed day of Fall 2026 (the catalog's "this term" and "next
-    term"), with the notes uploaded in session "s1"."""
+    term"), with NOTES uploaded in session "s1" and NAMED_NOTES in "s2"."""
     engine = RagEngine(
         replace(engine.settings, catalog_today="2026-12-01"), engine.directory, engine.store, engine.embedder
     )
-    for name, text in NOTES.items():
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        assert engine.add_upload("s1", path).ok
+    for session, notes in (("s1", NOTES), ("s2", NAMED_NOTES)):
+        for name, text in notes.items():
+            path = tmp_path / name
+            path.write_text(text, encoding="utf-8")
+            assert engine.add_upload(session, path).ok
     return engine
 
 
@@ -163,3 +172,43 @@ def test_a_code_nobody_knows_is_not_in_the_catalog_never_the_materials_say_nothi
     answer = catalog_engine.ask(course, question, session_id="s1")
     assert answer.refused and answer.mode == "catalog"
     assert "not in the catalog" in answer.answer or "课程目录中没有" in answer.answer
+
+
+@pytest.mark.parametrize("course", ["csc3100", "ds2010"])
+@pytest.mark.parametrize(
+    "question, intent, note, says",
+    [
+        ("Where is the CSC3100 midterm review held?", "sections", "course_notes.md", "Q-12"),
+        ("How many bonus credits does the DS2010 poster earn?", "credits", "course_notes.md", "2 bonus credits"),
+        ("CSC3100 的期中复习课在哪个教室？", "sections", "课程笔记.md", "R-315"),
+        ("DS2010 的小组海报能拿几个附加学分？", "credits", "课程笔记.md", "2 个附加学分"),
+    ],
+)
+def test_a_note_about_a_named_course_answers_what_it_says_of_it_not_the_catalog(
+    catalog_engine, reads_as, course, question, intent, note, says
+):
+    reads_as(intent)
+    answer = catalog_engine.ask(course, question, session_id="s2")
+    assert not answer.refused and answer.mode != "catalog", answer.answer
+    assert answer.citations[0]["source"] == note and says in answer.answer and not _catalog_cited(answer)
+
+
+@pytest.mark.parametrize(
+    "course, question, intent, says, source",
+    [
+        ("csc3100", "When does CSC3100 meet this term?", "sections", "Tuesdays and Thursdays", "catalog/sections.csv"),
+        ("ds2010", "Who teaches CSC3100?", "sections", "Dr. Elena Marsh", "catalog/sections.csv"),
+        ("csc3100", "How many credits is DS2010?", "credits", "3 credits", "catalog/courses.csv"),
+        ("csc3100", "DS2010 有几个学分？", "credits", "3 学分", "catalog/courses.csv"),
+        # The syllabus lists MAT-2040 as its prerequisite, spelt otherwise than the catalog's code.
+        ("ds2010", "What can I take after MAT-2040?", "reverse", "CSC3100 Data Structures", "catalog/courses.csv"),
+        ("csc3100", "CSC3200 现在叫什么？先修是什么？", "prerequisites", "CSC4120", "catalog/courses.csv"),
+    ],
+)
+def test_a_named_courses_official_facts_stay_the_catalogs_beside_notes_that_name_it(
+    catalog_engine, reads_as, course, question, intent, says, source
+):
+    reads_as(intent)
+    answer = catalog_engine.ask(course, question, session_id="s2")
+    assert answer.mode == "catalog" and not answer.refused, answer.answer
+    assert says in answer.answer and answer.citations[0]["source"] == source

@@ -2,7 +2,7 @@
 
 import pytest
 
-from courserag.lang.identifiers import extract_identifiers, identifier_match
+from courserag.lang.identifiers import extract_identifiers, identifier_match, identifier_words
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,16 @@ def test_identifier_match(query, chunk_ids, expected):
 def test_identifiers_ignore_function_words_before_numbers():
     assert extract_identifiers("When did the 1973 oil crisis begin in 1973?") == frozenset()
     assert extract_identifiers("Take CSC3100 after MAT-2040 and CS 101") == {"CSC3100", "MAT2040", "CS101"}
+
+
+@pytest.mark.parametrize(
+    "identifiers, words",
+    [
+        ({"MAT2040"}, {"mat2040", "mat", "2040"}),
+        ({"CSC3100", "HW3"}, {"csc3100", "csc", "3100", "hw3", "hw", "3"}),
+        ({"X2023001"}, {"x2023001", "x", "2023001"}),
+        (set(), set()),
+    ],
+)
+def test_a_code_is_one_identifier_however_the_question_spells_it(identifiers, words):
+    assert identifier_words(identifiers) == words
