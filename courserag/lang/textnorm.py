@@ -85,3 +85,10 @@ def token_weight(token: str) -> float:
     dictionary = _jieba().dt
     frequency = 0 if _LATIN_ONLY.match(token) else dictionary.FREQ.get(token, 0)
     return math.log(max(dictionary.total, 1) / (frequency + _RARE_FREQUENCY))
+
+
+def well_formed(text: str) -> str:
+    """`text` as UTF-8 can carry it: a surrogate pair left as two halves (as some bridges
+    from JavaScript pass an emoji) joined, a lone surrogate replaced by U+FFFD. A question
+    holding "\\ud800" once failed in the embedder's cache key and in SentencePiece."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 import yaml
 
 from courserag.lang.script import IDEOGRAPHS, is_chinese
-from courserag.lang.textnorm import word_tokens
+from courserag.lang.textnorm import well_formed, word_tokens
 from courserag.retrieval.answer_items import answer_items
 
 WORDS_FILE = Path(__file__).with_name("followup_words.yaml")
@@ -90,11 +90,11 @@ def turns_of(history: Iterable[object]) -> list[Turn]:
     out: list[Turn] = []
     for item in history or ():
         if isinstance(item, Turn):
-            out.append(item)
+            out.append(Turn(item.role, well_formed(item.content)))
         elif isinstance(item, dict) and isinstance(item.get("content"), str):
-            out.append(Turn("assistant" if item.get("role") == "assistant" else "user", item["content"]))
+            out.append(Turn("assistant" if item.get("role") == "assistant" else "user", well_formed(item["content"])))
         elif isinstance(item, str):
-            out.append(Turn("user", item))
+            out.append(Turn("user", well_formed(item)))
     return out
 
 

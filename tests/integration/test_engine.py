@@ -205,6 +205,18 @@ def test_empty_question(engine):
         engine.ask("csc3100", "   ")
 
 
+@pytest.mark.parametrize("catalog", [True, False])
+def test_a_lone_surrogate_in_the_question_or_history_is_refused_or_answered_never_a_crash(engine, catalog):
+    if not catalog:
+        engine = RagEngine(replace(engine.settings, catalog=None), engine.directory, engine.store, engine.embedder)
+    answer = engine.ask("csc3100", "\ud800")
+    assert answer.refused and answer.answer
+    answer = engine.ask(
+        "csc3100", "What is the late policy?\ud800", history=["\ud800 hello", {"role": "user", "content": "\ud800"}]
+    )
+    assert not answer.refused and answer.citations
+
+
 def test_followup_uses_history(engine):
     answer = engine.ask("ds2010", "那 ECE 专业呢？", history=["计算机科学专业的学生什么时候修这门课？"])
     assert "ECE" in answer.query and not answer.refused

@@ -1,6 +1,6 @@
 import pytest
 
-from courserag.lang.textnorm import normalize, word_tokens
+from courserag.lang.textnorm import normalize, well_formed, word_tokens
 
 
 @pytest.mark.parametrize(
@@ -19,3 +19,16 @@ def test_word_tokens(text, expected):
 
 def test_normalize_folds_width_case_space():
     assert normalize("  ＨＷ３\t Due ") == "hw3 due"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("\ud800", "\ufffd"),  # a lone surrogate: not text, replaced
+        ("a\ud83d\ude00b", "a\U0001f600b"),  # an emoji passed as its two halves: joined
+        ("\udfff\ud800x", "\ufffd\ufffdx"),  # halves in the wrong order: both replaced
+        ("学分 CSC3100", "学分 CSC3100"),
+    ],
+)
+def test_text_becomes_what_utf8_can_carry_losing_only_lone_surrogates(text, expected):
+    assert well_formed(text) == expected
