@@ -4,7 +4,8 @@
     .venv/bin/python -m training.catalog_intents report   # the shipped weights on the held-out half
 
 Fitting data: the `fit` half of eval/catalog_intents/paraphrases.jsonl, fitting_extra.jsonl,
-fitting_none.jsonl and templates.yaml filled with every third row of the sample catalog. The L2 strength is
+fitting_none.jsonl, fitting_wording.jsonl and templates.yaml filled with every third row of the sample
+catalog. The L2 strength is
 chosen by 5-fold cross-validation over the hand-written groups (templates always in the
 training folds); the held-out half is only reported.
 """

@@ -1,7 +1,7 @@
 """The intent model's examples: the hand-written paraphrase set and templates over catalog rows.
 
 eval/catalog_intents/paraphrases.jsonl holds groups of wordings of one meaning, each group in
-the `fit` or the `heldout` half; fitting_extra.jsonl and fitting_none.jsonl more groups,
+the `fit` or the `heldout` half; fitting_extra.jsonl, fitting_none.jsonl and fitting_wording.jsonl more groups,
 written for fitting by someone who had not read the held-out half; templates.yaml is filled with every course row (and program
 row) of a catalog. `none` questions (about a course's own materials) have no intent.
 """
@@ -20,8 +20,14 @@ SET_DIR = Path(__file__).resolve().parents[2] / "eval" / "catalog_intents"
 PARAPHRASES = SET_DIR / "paraphrases.jsonl"
 # More wordings, written for fitting only by someone who had not read the held-out half: all
 # six intents and none, then questions of none alone (off-topic ones shaped like catalog
-# questions, a named course's own materials, concepts in catalog words).
-FITTING_EXTRA = (SET_DIR / "fitting_extra.jsonl", SET_DIR / "fitting_none.jsonl")
+# questions, a named course's own materials, concepts in catalog words), then the wordings
+# the issue lists (eligibility, co-requisites from either side, exclusions, "called now")
+# and none that asks what the catalog does not hold (enrolment, pass rates, exam rooms).
+FITTING_EXTRA = (
+    SET_DIR / "fitting_extra.jsonl",
+    SET_DIR / "fitting_none.jsonl",
+    SET_DIR / "fitting_wording.jsonl",
+)
 TEMPLATES = SET_DIR / "templates.yaml"
 
 

@@ -134,13 +134,12 @@ def test_the_sample_courses_answer_the_dev_questions(engine):
     summary = report.summary()
     assert summary["correct"] >= 0.65, report.table()
     assert summary["false_refusals"] <= 0.10, report.table()
-    # 10 of the 15 questions the materials do not answer are refused (0.667): the final
+    # 11 of the 15 questions the materials do not answer are refused (0.733): the final
     # exam's room, ECE3050's exam date, suffix arrays and bagging are answered with what is
     # nearest since the refusal stopped requiring kinds of fact its detectors miss in real
     # material (kinds.py; docs/DECISIONS.md, "Kinds of fact required only where the detectors
-    # see them"), and "How many students are enrolled in CSC3100 this term?" is read by the
-    # catalog's intent model as a question about CSC3100's sections (docs/EVALUATION.md).
-    assert summary["refuse_ok"] >= 0.65, report.table()
+    # see them").
+    assert summary["refuse_ok"] >= 0.70, report.table()
     assert summary["cited"] >= 0.85, report.table()
 
 
