@@ -72,16 +72,6 @@ def _contested(reply: CatalogReply) -> bool:
     )
 
 
-def _materials_win(reply: CatalogReply, retrieval: Retrieval) -> bool:
-    """Whether the notes or the materials answer instead of the catalog. For the workspace's
-    course left unnamed, unless one of the catalog's sentences answers best and reaches the
-    ranker's gate (an off-topic question the catalog misread is then refused, as without a
-    catalog). For a course the question names, the catalog is the official record: only a
-    passage that answers better and speaks of something asked that the catalog's answer does
-    not mention takes it (Retrieval.offered_outdone)."""
-    return not retrieval.offered_best if reply.question.own_course else retrieval.offered_outdone
-
-
 def _unknown_only(reply: CatalogReply) -> bool:
     """Whether the catalog's reply is its refusal of codes it does not list: the materials
     or the notes may still know the course ("STAT 111" in another institution's syllabus)."""
@@ -150,23 +140,25 @@ class CatalogPath:
         otherwise the materials' answer from that same retrieval."""
         retrieval = None
         if _unknown_only(reply) and question.scope != "notes":
-            yield from self._materials_or_refusal(reply, question, started)
+            # The materials know the code, or the catalog's "not in the catalog" (never "the
+            # materials say nothing about X").
+            yield from self._materials_or_catalog(reply, question, started, None)
             return
         if _contested(reply):
             today = self.parts.settings.catalog_date()
             retrieval = self.materials.retrieve(question, answer_passages(reply, self.source.catalog, today))
-            if _materials_win(reply, retrieval):
-                if reply.question.own_course:
-                    yield from self.materials.stream(question, started, retrieval)
-                else:
-                    yield from self._materials_or_catalog(reply, question, started, retrieval)
+            if reply.question.own_course and not retrieval.offered_best:
+                # Unless one of the catalog's sentences answers best and reaches the ranker's
+                # gate; an off-topic question the catalog misread is then refused, as without
+                # a catalog.
+                yield from self.materials.stream(question, started, retrieval)
+                return
+            if not reply.question.own_course and retrieval.offered_outdone:
+                # A named course's official record yields only to a passage that answers better
+                # and speaks of something asked that the catalog's answer does not mention.
+                yield from self._materials_or_catalog(reply, question, started, retrieval)
                 return
         yield from self._answer(reply, question, started, retrieval)
-
-    def _materials_or_refusal(self, reply: CatalogReply, question: Question, started: float) -> Iterator[Answer]:
-        """The materials' answer when they answer a question about a code the catalog lacks,
-        else the catalog's "not in the catalog" (never "the materials say nothing about X")."""
-        yield from self._materials_or_catalog(reply, question, started, None)
 
     def _materials_or_catalog(
         self, reply: CatalogReply, question: Question, started: float, retrieval: Retrieval | None

@@ -201,8 +201,14 @@ def _offered_best(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str], 
         return False
     if any(hit.relevance is None for hit in ranked):
         return ranked[0].chunk.id in offered_ids
-    best = max(ranked, key=lambda hit: (hit.identifier > 0, hit.relevance))
+    best = max(ranked, key=_answering)
     return best.chunk.id in offered_ids
+
+
+def _answering(hit: ScoredChunk) -> tuple[bool, float]:
+    """How well a passage answers, to choose between offered passages and the others: an
+    exact identifier first, then the ranker's relevance."""
+    return hit.identifier > 0, hit.relevance
 
 
 def _offered_outdone(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str], query: RankQuery) -> bool:
@@ -217,12 +223,11 @@ def _offered_outdone(ranker, ranked: Sequence[ScoredChunk], offered_ids: set[str
     others = [hit for hit in ranked if hit.chunk.id not in offered_ids]
     if not offered or not others or any(hit.relevance is None for hit in ranked):
         return False
-    key = lambda hit: (hit.identifier > 0, hit.relevance)  # noqa: E731 -- _offered_best's order
-    best_offered = max(key(hit) for hit in offered)
+    best_offered = max(_answering(hit) for hit in offered)
     tokens = set(query.tokens) - identifier_words(query.identifiers)  # a code is matched as a code
     said = set().union(*(matched_tokens(tokens, hit.chunk.text) for hit in offered))
     return any(
-        key(hit) > best_offered
+        _answering(hit) > best_offered
         and _confident(ranker, [hit], query)
         and bool(matched_tokens(tokens, hit.chunk.text) - said)
         for hit in others
