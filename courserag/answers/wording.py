@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from courserag.answers.extractive import Composition, compose, render
+from courserag.answers.extractive.read import compose_read
 from courserag.answers.extractive.recency import say_date
 from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
@@ -20,6 +21,7 @@ from courserag.courses.facts import person_names
 from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
 from courserag.lang.script import script_of
+from courserag.reader.reader import Reader
 from courserag.results import Retrieval
 
 
@@ -42,10 +44,16 @@ def write_extractive(
     similarity: Callable,
     word_vectors: Callable,
     passage_similarity: Callable | None = None,
+    reader: tuple[Reader, float] | None = None,
 ) -> Reply:
-    """Quote the units that answer the question, or refuse and point at the nearest source."""
+    """Quote the units that answer the question, or refuse and point at the nearest source.
+    Given `reader` (the reader and the probability it answers at), its best span chooses
+    (read.py); else the extractive composer does."""
     query = retrieval.query
-    composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
+    if reader is not None and not codes.foreign:
+        composition = compose_read(query, retrieval.items, *reader)
+    else:
+        composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
     focused = _on_focus(query.reply_language, composition, retrieval) if retrieval.focus else None
     if focused:
         return Reply(focused)

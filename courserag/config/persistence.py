@@ -5,6 +5,7 @@ course list live anywhere else (README, "Deploying as a Space")."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -27,3 +28,12 @@ def lost_on_restart(
         if kept is None or not resolved.is_relative_to(kept.resolve()):
             out.append(Path(place))
     return out
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

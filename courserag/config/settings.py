@@ -153,6 +153,13 @@ class Settings:
     cpu_threads: int = setting("CPU_THREADS", 1)
     # Chunks are sized in the embedding model's tokens (see courserag/ingest/chunking.py); the
     # effective size is also kept inside the model's window and the per-chunk answer budget.
+    # The reader (courserag/reader/): its trained weights, a .safetensors with its manifest
+    # (.json) beside it. Set, the reader's best span over the top sources chooses the quotes
+    # and its answerability decides refusals; unset, the extractive composer does.
+    reader_weights: Path | None = setting("READER_WEIGHTS", None)
+    # The answerability probability below which the reader refuses; unset: the point its
+    # manifest was calibrated at (0.5 when it names none).
+    reader_threshold: float | None = setting("READER_THRESHOLD", None)
     # Answer-unit vectors kept between questions (embedders/groups.py): ~3.5 KB each for the
     # default E5 + USE ensemble (896 floats), ~1.5 KB for E5 alone.
     unit_vector_cache: int = setting("UNIT_VECTOR_CACHE", 12_000)
@@ -256,6 +263,8 @@ class Settings:
             )
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+        if self.reader_threshold is not None and not 0.0 < self.reader_threshold < 1.0:
+            raise ConfigError(f"READER_THRESHOLD must lie between 0 and 1, but got {self.reader_threshold}")
         if self.catalog_today is not None:
             try:
                 date.fromisoformat(self.catalog_today)
@@ -270,8 +279,11 @@ class Settings:
 
     def embedder_args(self) -> tuple[str, str, str, int]:
         """Arguments of courserag.embedders.get_embedder for these settings."""
-        models = self.model_cache_dir or self.data_dir / "models"
-        return (self.embedding_model, self.embedding_backend, str(models), self.cpu_threads)
+        return (self.embedding_model, self.embedding_backend, str(self.models_dir()), self.cpu_threads)
+
+    def models_dir(self) -> Path:
+        """Where converted models are kept."""
+        return self.model_cache_dir or self.data_dir / "models"
 
     def describe(self) -> dict:
         """A loggable view of the settings (there are no secrets in here by construction)."""

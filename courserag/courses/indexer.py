@@ -11,12 +11,12 @@ in one step: learners are answered from the old index until then.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from courserag.config.persistence import file_sha256
 from courserag.config.settings import Settings
 from courserag.courses.directory import Course
 from courserag.embedders import Embedder
@@ -105,14 +105,6 @@ def _walk(docs: Path) -> tuple[list[Path], list[Path]]:
             within = False
         (inside if within else outside).append(path)
     return inside, outside
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _plan(store: CourseStore, course: Course, settings: Settings, rebuild: bool) -> tuple[str, dict, frozenset[str]]:

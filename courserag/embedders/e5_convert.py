@@ -53,14 +53,15 @@ def converted_model(cache_dir: Path, model_file: Path, precision: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     if not fp32.exists():
-        _atomic(fp32, lambda tmp: export_fp32(read_e5(model_file), tmp))
+        write_atomically(fp32, lambda tmp: export_fp32(read_e5(model_file), tmp))
     if precision == "int8":
-        _atomic(target, lambda tmp: quantize_int8(fp32, tmp))
+        write_atomically(target, lambda tmp: quantize_int8(fp32, tmp))
     log.info("converted %s to %s in %.1f s (once)", model_file.name, target, time.perf_counter() - started)
     return target
 
 
-def _atomic(target: Path, write) -> None:
+def write_atomically(target: Path, write) -> None:
+    """`write(tmp)` a temporary name beside `target`, then rename it into place."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
@@ -80,8 +81,9 @@ def export_fp32(e5: E5File, target: Path) -> None:
     onnx.save(encoder_model(e5), str(target))
 
 
-def quantize_int8(fp32: Path, target: Path) -> None:
-    """int8 weights for the weight MatMuls only, one scale per output channel."""
+def quantize_int8(fp32: Path, target: Path, keep_float: tuple[str, ...] = ()) -> None:
+    """int8 weights for the weight MatMuls only, one scale per output channel; the nodes named
+    in `keep_float` stay float32."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     root = logging.getLogger()
@@ -95,6 +97,7 @@ def quantize_int8(fp32: Path, target: Path) -> None:
             per_channel=True,
             # Only MatMul: the attention products (no constant weight) stay float32 too.
             op_types_to_quantize=["MatMul"],
+            nodes_to_exclude=list(keep_float),
         )
     finally:
         root.setLevel(level)

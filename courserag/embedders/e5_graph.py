@@ -38,7 +38,7 @@ _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to a masked 
 
 
 @dataclass
-class _Graph:
+class Graph:
     """Nodes and initializers in the order they are added; each op's output is named by it."""
 
     nodes: list = field(default_factory=list)
@@ -53,13 +53,40 @@ class _Graph:
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=out, **attrs))
         return out
 
+    def model(self, name: str, e5: E5File, outputs: list) -> onnx.ModelProto:
+        """The graph as a model: E5's two inputs (dynamic batch and length), these outputs."""
+        inputs = [
+            helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "tokens", e5.config.hidden]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
+        ]
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, initializer=self.initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="courserag")
+        model.ir_version = IR_VERSION
+        return model
+
 
 def encoder_model(e5: E5File) -> onnx.ModelProto:
     """The fp32 encoder: (inputs_embeds [B,T,H] float32, attention_mask [B,T] int64) ->
     embedding [B,H], the masked mean of the last layer, and token_states [B,T,H], that layer
     (dynamic batch and length)."""
     c = e5.config
-    g = _Graph()
+    g = Graph()
+    hidden, mask = encoder_states(g, e5)
+    g.nodes[-1].output[0] = hidden = TOKENS  # the last LayerNorm's output, named
+    _mean_pool(g, hidden, mask)
+    g.nodes[-1].output[0] = OUTPUT
+    outputs = [
+        helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", c.hidden]),
+        helper.make_tensor_value_info(TOKENS, TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
+    ]
+    return g.model("multilingual-e5-small", e5, outputs)
+
+
+def encoder_states(g: Graph, e5: E5File) -> tuple[str, str]:
+    """Add the embeddings and the 12 layers to `g`: (the last layer's states [B,T,H], the
+    attention mask as float [B,T]). `e5` is anything with the file's `config`, `f32` and
+    `matrix`: a reader puts its trained layers in place of E5's (courserag/reader/graph.py)."""
+    c = e5.config
     g.const("int64.0", np.array([0], np.int64))
     g.const("float.1", np.array(1.0, np.float32))
     mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
@@ -75,28 +102,10 @@ def encoder_model(e5: E5File) -> onnx.ModelProto:
     g.const("half", np.array(0.5, np.float32))
     for layer in range(c.layers):
         hidden = _layer(g, e5, f"l{layer}", hidden, score_bias)
-    g.nodes[-1].output[0] = hidden = TOKENS  # the last LayerNorm's output, named
-    _mean_pool(g, hidden, mask)
-    g.nodes[-1].output[0] = OUTPUT
-    graph = helper.make_graph(
-        g.nodes,
-        "multilingual-e5-small",
-        [
-            helper.make_tensor_value_info("inputs_embeds", TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
-            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
-        ],
-        [
-            helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", c.hidden]),
-            helper.make_tensor_value_info(TOKENS, TensorProto.FLOAT, ["batch", "tokens", c.hidden]),
-        ],
-        initializer=g.initializers,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="courserag")
-    model.ir_version = IR_VERSION
-    return model
+    return hidden, mask
 
 
-def _embeddings(g: _Graph, e5: E5File) -> str:
+def _embeddings(g: Graph, e5: E5File) -> str:
     c = e5.config
     positions = g.const("emb.pos", np.array(e5.f32("emb.pos")).reshape(c.max_positions, c.hidden))
     token_type = g.const("emb.type.0", np.array(e5.f32("emb.type")).reshape(c.type_vocab, c.hidden)[0])
@@ -106,7 +115,7 @@ def _embeddings(g: _Graph, e5: E5File) -> str:
     return _layer_norm(g, e5, summed, "emb.ln")
 
 
-def _layer(g: _Graph, e5: E5File, prefix: str, x: str, score_bias: str) -> str:
+def _layer(g: Graph, e5: E5File, prefix: str, x: str, score_bias: str) -> str:
     """One BERT layer: attention, then the feed-forward block, each with residual + LayerNorm."""
     c = e5.config
     q, k, v = (g.op("Reshape", _linear(g, e5, f"{prefix}.{name}", x, c.hidden), "heads.shape") for name in _ATTENTION)
@@ -124,20 +133,20 @@ def _layer(g: _Graph, e5: E5File, prefix: str, x: str, score_bias: str) -> str:
     return _layer_norm(g, e5, g.op("Add", _linear(g, e5, f"{prefix}.fo", gelu, c.hidden), attended), f"{prefix}.oln")
 
 
-def _linear(g: _Graph, e5: E5File, name: str, x: str, rows: int) -> str:
+def _linear(g: Graph, e5: E5File, name: str, x: str, rows: int) -> str:
     """x @ W.T + b: the weight stored transposed ([in, out]), the initializer MatMul quantizes."""
     weight = g.const(f"{name}.w", np.ascontiguousarray(e5.matrix(f"{name}.w", rows).T))
     bias = g.const(f"{name}.b", np.array(e5.f32(f"{name}.b")))
     return g.op("Add", g.op("MatMul", x, weight), bias)
 
 
-def _layer_norm(g: _Graph, e5: E5File, x: str, name: str) -> str:
+def _layer_norm(g: Graph, e5: E5File, x: str, name: str) -> str:
     scale = g.const(f"{name}.w", np.array(e5.f32(f"{name}.w")))
     bias = g.const(f"{name}.b", np.array(e5.f32(f"{name}.b")))
     return g.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=e5.config.layer_norm_eps)
 
 
-def _mean_pool(g: _Graph, hidden: str, mask: str) -> str:
+def _mean_pool(g: Graph, hidden: str, mask: str) -> str:
     """sum(hidden * mask) / max(sum(mask), 1e-9) over the tokens."""
     weights = g.op("Unsqueeze", mask, g.const("axes.-1", np.array([-1], np.int64)))
     axis = g.const("axes.tokens", np.array([1], np.int64))

@@ -16,6 +16,7 @@ from courserag.embedders import Embedder
 from courserag.embedders.groups import GroupVectors
 from courserag.instructor.feedback import FeedbackLog
 from courserag.lang.query import Query
+from courserag.reader.reader import Reader
 from courserag.retrieval.ranking import Ranker
 from courserag.retrieval.session_pool import SessionRegistry
 from courserag.stores.base import CourseStore
@@ -45,12 +46,26 @@ class EngineParts:
     # Whole passages read again (answers/extractive/reread.py), kept apart: a question's few
     # runs seldom recur, and beside the units they would push a course's units out.
     passage_vectors: GroupVectors | None = field(default=None, repr=False)
+    # The trained reader (settings.reader_weights): built here, so a missing or altered
+    # weight file stops the engine at start with its name.
+    reader: Reader | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if self.reader is None and self.settings.reader_weights is not None:
+            self.reader = Reader(
+                self.settings.reader_weights, cache_dir=self.settings.models_dir(), threads=self.settings.cpu_threads
+            )
         if self.unit_vectors is None:
             self.unit_vectors = GroupVectors(self.settings.unit_vector_cache, self.settings.unit_token_cache)
         if self.passage_vectors is None:
             self.passage_vectors = GroupVectors(PASSAGE_VECTORS, PASSAGE_TOKENS)
+
+    @property
+    def reader_threshold(self) -> float:
+        """The answerability probability the reader answers at: the setting, else its own."""
+        if self.settings.reader_threshold is not None:
+            return self.settings.reader_threshold
+        return self.reader.delta.threshold if self.reader else 0.5
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector

@@ -38,9 +38,10 @@ import numpy as np
 import pytest
 
 from courserag.answers.llm import ChatAnswerer
+from courserag.config.persistence import file_sha256
 from courserag.config.settings import Settings
 from courserag.courses.directory import load_course_directory
-from courserag.courses.indexer import build_course, course_files, file_sha256
+from courserag.courses.indexer import build_course, course_files
 from courserag.engine.facade import RagEngine
 from courserag.stores import FallbackCourseStore, LocalCourseStore
 from tests.app_helpers import free_port

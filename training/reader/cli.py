@@ -18,6 +18,7 @@ from training.reader.sets import load_pins
 
 # Flags of `train` that make up the run's TrainConfig (None: not given, the default applies).
 _CONFIG_FLAGS = {
+    "precision": str,  # float32 or bfloat16 (the forward pass's matrix products)
     "steps": int,
     "batch_size": int,
     "max_tokens": int,
@@ -64,13 +65,16 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--batch-size", type=int, default=32)
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
+    evaluate.add_argument(
+        "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
+    )
     _runtime_flags(evaluate)
     evaluate.set_defaults(command=_evaluate)
 
     export = commands.add_parser("export", help="write the trained layers and heads, and a manifest")
     export.add_argument("--run", type=Path, required=True)
     export.add_argument("--out", type=Path, required=True, help="FILE.safetensors (FILE.json beside it)")
-    export.add_argument("--dtype", choices=("float32", "float16"), default="float32")
+    export.add_argument("--dtype", choices=("float32", "float16", "int8"), default="float32")
     export.set_defaults(command=_export)
 
     windows = commands.add_parser("windows", help="count the windows the training parts yield")
@@ -89,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     timing.add_argument("--steps", type=int, default=3, help="timed steps, after one warm-up step")
     timing.add_argument("--device")
     timing.add_argument("--threads", type=int)
+    timing.add_argument("--precision", choices=("float32", "bfloat16"), default="float32")
     timing.set_defaults(command=_time)
     return parser
 
@@ -127,21 +132,41 @@ def _train(args) -> int:
 
 
 def _evaluate(args) -> int:
+    from courserag.embedders.e5_format import locate_model, read_e5
+    from courserag.reader.tokens import ReaderTokenizer
+    from training.reader.data import WindowConfig, featurize
+    from training.reader.evaluate import score
+    from training.reader.sets import pinned_examples
+
+    if args.onnx and not args.delta:
+        raise SystemExit("--onnx reads an exported --delta")
+    e5 = read_e5(locate_model())
+    forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
+    tokenizer = ReaderTokenizer(e5)
+    examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
+    window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
+    data = featurize(examples, tokenizer, window)
+    scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)
+    text = json.dumps(scores, indent=2, ensure_ascii=False)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def _torch_reader(args, e5):
+    """(predictions of the torch reader of --run or --delta, the run's config)."""
     import torch
 
-    from courserag.embedders.e5_format import locate_model, read_e5
+    from courserag.reader.delta import read_delta
     from training.reader import checkpoints
-    from training.reader.data import WindowConfig, featurize
-    from training.reader.evaluate import predict, score
-    from training.reader.export import read_delta, reader_from_delta
+    from training.reader.evaluate import predict
+    from training.reader.export import reader_from_delta
     from training.reader.model import build_reader, load_trainable
-    from training.reader.sets import pinned_examples
-    from training.reader.tokens import ReaderTokenizer
     from training.reader.train import pick_device
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    e5 = read_e5(locate_model())
     if args.run:
         config = checkpoints.read_config(args.run)["config"]
         saved = checkpoints.latest(args.run)
@@ -150,20 +175,25 @@ def _evaluate(args) -> int:
         reader = build_reader(e5, config["trainable_layers"], config["seed"])
         load_trainable(reader, checkpoints.load(saved)["trainable"])
     else:
-        manifest, _ = read_delta(args.delta)
-        config = manifest["training"]["config"]
+        config = read_delta(args.delta).manifest["training"]["config"]
         reader = reader_from_delta(args.delta, e5)
     reader.to(pick_device(args.device))
-    tokenizer = ReaderTokenizer(e5)
-    examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
-    data = featurize(examples, tokenizer, window)
-    scores = score(examples, predict(reader, data, tokenizer.pad, args.batch_size), args.threshold)
-    text = json.dumps(scores, indent=2, ensure_ascii=False)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
-    print(text)
-    return 0
+    return (lambda data, pad, batch: predict(reader, data, pad, batch)), config
+
+
+def _onnx_reader(args):
+    """(predictions of the product's ONNX reader of --delta, the delta's training config)."""
+    from courserag.reader.reader import Reader
+    from training.reader.evaluate import predict_with
+
+    reader = Reader(args.delta, precision=args.onnx, threads=args.threads or 0)
+
+    def forward(ids, mask):
+        return reader.logits([row[: int(m.sum())] for row, m in zip(ids, mask)])
+
+    return (lambda data, pad, batch: predict_with(forward, data, pad, batch)), reader.delta.manifest["training"][
+        "config"
+    ]
 
 
 def _export(args) -> int:
@@ -177,9 +207,9 @@ def _export(args) -> int:
 
 def _windows(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
+    from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
     from training.reader.sets import pinned_examples
-    from training.reader.tokens import ReaderTokenizer
 
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
     window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
@@ -203,7 +233,8 @@ def _time(args) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     layers = 12 if args.trainable_layers == "all" else int(args.trainable_layers)
-    seconds = time_steps(layers, args.batch_size, args.max_tokens, args.steps, args.device)
+    seconds = time_steps(layers, args.batch_size, args.max_tokens, args.steps, args.device, args.precision)
     shape = {"trainable_layers": layers, "batch_size": args.batch_size, "max_tokens": args.max_tokens}
+    shape["precision"] = args.precision
     print(json.dumps({**shape, "threads": torch.get_num_threads(), "seconds": [round(s, 2) for s in seconds]}))
     return 0

@@ -1,14 +1,7 @@
-"""Question + passage windows and their answer spans in tokens (pure functions).
+"""Training windows: the product's windows (courserag/reader/windows.py) with their answer
+spans in tokens (pure functions).
 
-The reader reads one window at a time:
-
-    <s> query: QUESTION </s> </s> passage: PASSAGE_TOKENS[start : start + room] </s>
-
-the question cut to `max_question_tokens`, the passage cut into windows of `room` tokens
-whose starts are `stride` tokens apart (the last window reaches the passage's end), so an
-answer near one window's edge lies whole inside the next. The prefixes are the ones E5 was
-trained with (courserag/embedders/e5_tokenizer.py), so the frozen layers see the input they
-know. A window that holds the whole of the (first) answer is labelled with its first and last
+A window that holds the whole of the (first) answer is labelled with its first and last
 token; any other window, and every window of a question the passage does not answer, is
 unanswerable (start = end = 0, the <s> token, and `answerable` false).
 """
@@ -20,35 +13,10 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX
-from training.reader.tokens import Span, Tokenized
+from courserag.reader.tokens import Span, Tokenized
+from courserag.reader.windows import SPECIAL_TOKENS, Special, WindowConfig, special_ids, windows
 
-SPECIAL_TOKENS = 4  # <s>, </s> </s> between question and passage, </s> at the end
-
-
-@dataclass(frozen=True)
-class WindowConfig:
-    max_tokens: int = 256
-    stride: int = 128
-    max_question_tokens: int = 64
-
-    def __post_init__(self):
-        if self.stride <= 0:
-            raise ValueError(f"stride must be > 0, but got {self.stride}")
-        if self.max_question_tokens <= 0:
-            raise ValueError(f"max_question_tokens must be > 0, but got {self.max_question_tokens}")
-        if self.max_tokens > 512:
-            raise ValueError(f"max_tokens must be <= 512 (E5's positions), but got {self.max_tokens}")
-
-
-@dataclass(frozen=True)
-class Special:
-    """The ids the layout needs (from the tokenizer): <s>, </s>, and the two prefixes' ids."""
-
-    bos: int
-    eos: int
-    query_prefix: tuple[int, ...]
-    passage_prefix: tuple[int, ...]
+__all__ = ["SPECIAL_TOKENS", "WindowConfig", "Feature", "make_features", "featurize", "pad_batch", "batch_indices"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,19 +37,6 @@ class Feature:
     answerable: bool
 
 
-def window_starts(n_tokens: int, room: int, stride: int) -> list[int]:
-    """Starts of the windows over `n_tokens` passage tokens: 0, stride, 2 * stride, ... up to
-    the first window that reaches the end. One window (start 0) when the passage fits."""
-    if room <= 0:
-        raise ValueError(f"room must be > 0, but got {room}")
-    if stride <= 0:
-        raise ValueError(f"stride must be > 0, but got {stride}")
-    starts = [0]
-    while starts[-1] + room < n_tokens:
-        starts.append(starts[-1] + stride)
-    return starts
-
-
 def answer_token_span(spans: Sequence[Span], start_char: int, end_char: int) -> tuple[int, int] | None:
     """(first, last) token whose characters overlap [start_char, end_char), or None when no
     token does (an answer of only spaces). A token that holds the answer's first (last)
@@ -89,20 +44,6 @@ def answer_token_span(spans: Sequence[Span], start_char: int, end_char: int) -> 
     than the answer."""
     hits = [i for i, (s, e) in enumerate(spans) if s < end_char and e > start_char and s < e]
     return (hits[0], hits[-1]) if hits else None
-
-
-def question_ids(ids: Sequence[int], special: Special, config: WindowConfig) -> list[int]:
-    """The question's part of every window: the query prefix and the question, cut."""
-    return [*special.query_prefix, *ids][: config.max_question_tokens]
-
-
-def passage_room(n_question: int, special: Special, config: WindowConfig) -> int:
-    room = config.max_tokens - SPECIAL_TOKENS - n_question - len(special.passage_prefix)
-    if room <= 0:
-        raise ValueError(
-            f"max_tokens {config.max_tokens} leaves no room for the passage after {n_question} question tokens"
-        )
-    return room
 
 
 def make_features(
@@ -117,19 +58,14 @@ def make_features(
 
     `question` is the question's content ids (without the prefix); `answer` is the answer's
     character [start, end) in the passage, or None when the passage does not answer."""
-    q = question_ids(question, special, config)
-    room = passage_room(len(q), special, config)
-    head = [special.bos, *q, special.eos, special.eos, *special.passage_prefix]
-    passage_at = len(head)
     token_answer = answer_token_span(passage.spans, *answer) if answer else None
     out = []
-    for start in window_starts(len(passage.ids), room, config.stride):
-        window = passage.ids[start : start + room]
-        row = np.array([*head, *window, special.eos], dtype=np.int32)
+    for w in windows(question, passage, special, config):
         first, last, inside = 0, 0, False
-        if token_answer and start <= token_answer[0] and token_answer[1] < start + len(window):
-            first, last, inside = passage_at + token_answer[0] - start, passage_at + token_answer[1] - start, True
-        out.append(Feature(example_index, row, passage_at, start, len(window), first, last, inside))
+        if token_answer and w.window_start <= token_answer[0] and token_answer[1] < w.window_start + w.window_len:
+            first = w.passage_at + token_answer[0] - w.window_start
+            last, inside = w.passage_at + token_answer[1] - w.window_start, True
+        out.append(Feature(example_index, w.input_ids, w.passage_at, w.window_start, w.window_len, first, last, inside))
     return out
 
 
@@ -177,17 +113,6 @@ class Featurized:
     examples: list
     passages: list[Tokenized]
     features: list[Feature]
-
-
-def special_ids(tokenizer) -> Special:
-    """The layout's ids from a ReaderTokenizer (the prefixes tokenized as the product does:
-    courserag/embedders/e5.py `_prefix_tokens`)."""
-    return Special(
-        tokenizer.bos,
-        tokenizer.eos,
-        tuple(tokenizer.ids(QUERY_PREFIX.strip())),
-        tuple(tokenizer.ids(PASSAGE_PREFIX.strip())),
-    )
 
 
 def featurize(

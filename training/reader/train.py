@@ -24,15 +24,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from courserag.config.persistence import file_sha256
 from courserag.embedders.e5_format import locate_model, read_e5
+from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
-from training.reader.sets import load_pins, pinned_examples, sha256_file
-from training.reader.tokens import ReaderTokenizer
+from training.reader.sets import load_pins, pinned_examples
 
 log = logging.getLogger(__name__)
 MASKED = -1e4  # a logit no real one comes near: positions outside the passage
+PRECISIONS = ("float32", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class TrainConfig:
     checkpoint_every: int = 500
     max_examples: int | None = None  # per set, of its training part
     log_every: int = 10
+    # "bfloat16": the forward pass under torch.autocast (weights, gradients and AdamW stay
+    # float32): 2.44 s a step instead of 3.6 for all 12 layers at 16 x 192 on 2 Zen 4 cores
+    precision: str = "float32"
 
     def __post_init__(self):
         if not self.sets:
@@ -67,6 +72,8 @@ class TrainConfig:
             raise ValueError(f"steps must be > 0, but got {self.steps}")
         if not 0 <= self.warmup < 1:
             raise ValueError(f"warmup must be in [0, 1), but got {self.warmup}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, but got {self.precision!r}")
         if self.learning_rate <= 0 or (self.head_learning_rate is not None and self.head_learning_rate <= 0):
             raise ValueError(f"learning rates must be > 0, but got {self.learning_rate}, {self.head_learning_rate}")
 
@@ -122,6 +129,14 @@ def schedule(step: int, total: int, warmup_steps: int) -> float:
     return max(0.0, (total - step) / max(1, total - warmup_steps))
 
 
+def forward(reader: Reader, batch: dict[str, torch.Tensor], precision: str) -> ReaderOutput:
+    """The reader's logits (float32) for a batch, the matrix products in `precision`."""
+    device = batch["input_ids"].device
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision == "bfloat16"):
+        out = reader(batch["input_ids"], batch["attention_mask"])
+    return ReaderOutput(*(logits.float() for logits in out))
+
+
 def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(total, span, answerability) as the module's docstring says."""
     outside = ~batch["passage_mask"]
@@ -139,7 +154,7 @@ def run_record(config: TrainConfig, model_file: Path) -> dict:
     return {
         "config": config.to_json(),
         "data": {name: {"sha256": pins.sha256(name), **_rule(pins, name)} for name in config.sets},
-        "base_model": {"file": Path(model_file).name, "sha256": sha256_file(model_file)},
+        "base_model": {"file": Path(model_file).name, "sha256": file_sha256(model_file)},
     }
 
 
@@ -199,7 +214,7 @@ def train(
     while step < target:
         chosen = batch_indices(len(data.features), config.batch_size, step, config.seed)
         batch = _to_tensors(pad_batch([data.features[i] for i in chosen], tokenizer.pad), where)
-        loss, span, answer = reader_loss(reader(batch["input_ids"], batch["attention_mask"]), batch)
+        loss, span, answer = reader_loss(forward(reader, batch, config.precision), batch)
         loss.backward()
         torch.nn.utils.clip_grad_norm_([p for p in reader.parameters() if p.requires_grad], config.max_grad_norm)
         optimizer.step()
@@ -302,7 +317,12 @@ def _version(package: str) -> str | None:
 
 
 def time_steps(
-    trainable_layers: int, batch_size: int = 16, max_tokens: int = 256, steps: int = 3, device: str | None = None
+    trainable_layers: int,
+    batch_size: int = 16,
+    max_tokens: int = 256,
+    steps: int = 3,
+    device: str | None = None,
+    precision: str = "float32",
 ) -> list[float]:
     """Seconds per training step on full-length rows of random ids (the first step, which
     warms up, is not counted): what one step of a real run costs at this batch shape."""
@@ -323,7 +343,7 @@ def time_steps(
     seconds = []
     for _ in range(steps + 1):
         started = time.perf_counter()
-        loss, _, _ = reader_loss(reader(batch["input_ids"], batch["attention_mask"]), batch)
+        loss, _, _ = reader_loss(forward(reader, batch, precision), batch)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)

@@ -17,24 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from courserag.embedders.e5_format import E5File, dequantize_q4
+from courserag.reader.delta import LINEARS, NORMS
 
-# The six 4-bit matrices per layer: (file suffix, BertLayer module, output rows).
-_LINEARS = (
-    ("q", "attention.self.query", "hidden"),
-    ("k", "attention.self.key", "hidden"),
-    ("v", "attention.self.value", "hidden"),
-    ("ao", "attention.output.dense", "hidden"),
-    ("fi", "intermediate.dense", "intermediate"),
-    ("fo", "output.dense", "hidden"),
-)
-_NORMS = (("aln", "attention.output.LayerNorm"), ("oln", "output.LayerNorm"))
 WORDS = "embeddings.word_embeddings.weight"
 
 
 def bert_state_dict(e5: E5File) -> dict[str, np.ndarray]:
     """BERT parameter names -> float32 arrays, every tensor but the word table."""
     c = e5.config
-    rows = {"hidden": c.hidden, "intermediate": c.intermediate}
     state = {
         "embeddings.position_embeddings.weight": e5.f32("emb.pos").reshape(c.max_positions, c.hidden),
         "embeddings.token_type_embeddings.weight": e5.f32("emb.type").reshape(c.type_vocab, c.hidden),
@@ -43,10 +33,11 @@ def bert_state_dict(e5: E5File) -> dict[str, np.ndarray]:
     }
     for layer in range(c.layers):
         prefix = f"encoder.layer.{layer}"
-        for short, module, size in _LINEARS:
-            state[f"{prefix}.{module}.weight"] = e5.matrix(f"l{layer}.{short}.w", rows[size])
+        for short, module in LINEARS:
+            rows = c.intermediate if short == "fi" else c.hidden
+            state[f"{prefix}.{module}.weight"] = e5.matrix(f"l{layer}.{short}.w", rows)
             state[f"{prefix}.{module}.bias"] = e5.f32(f"l{layer}.{short}.b")
-        for short, module in _NORMS:
+        for short, module in NORMS:
             state[f"{prefix}.{module}.weight"] = e5.f32(f"l{layer}.{short}.w")
             state[f"{prefix}.{module}.bias"] = e5.f32(f"l{layer}.{short}.b")
     return {name: np.array(value, dtype=np.float32) for name, value in state.items()}

@@ -5,43 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from courserag.reader.tokens import Tokenized
+from courserag.reader.windows import SPECIAL_TOKENS, Special, WindowConfig
 from training.reader.data import (
-    SPECIAL_TOKENS,
-    Special,
-    WindowConfig,
     answer_token_span,
     batch_indices,
     featurize,
     keep_unanswerable,
     make_features,
     pad_batch,
-    window_starts,
 )
 from training.reader.sets import Answer, Example
-from training.reader.tokens import Tokenized
 
 SPECIAL = Special(bos=0, eos=2, query_prefix=(90, 91), passage_prefix=(80, 81))
-
-
-@pytest.mark.parametrize(
-    ("n_tokens", "room", "stride", "starts"),
-    [
-        (0, 10, 5, [0]),
-        (10, 10, 5, [0]),  # fits exactly
-        (11, 10, 5, [0, 5]),  # the second window reaches the end
-        (25, 10, 5, [0, 5, 10, 15]),
-        (25, 10, 10, [0, 10, 20]),
-        (25, 10, 20, [0, 20]),  # a stride wider than the window leaves a gap
-    ],
-)
-def test_window_starts(n_tokens, room, stride, starts):
-    assert window_starts(n_tokens, room, stride) == starts
-
-
-@pytest.mark.parametrize(("room", "stride"), [(0, 5), (10, 0)])
-def test_window_starts_needs_room_and_stride(room, stride):
-    with pytest.raises(ValueError):
-        window_starts(20, room, stride)
 
 
 # "The earthquake in Sichuan occurred in 2008." as E5 cuts it, and a Chinese sentence whose

@@ -73,3 +73,13 @@ def test_config_json_round_trips_the_head_rate(record, heads_rate):
 def test_a_rate_not_above_zero_is_refused(rates):
     with pytest.raises(ValueError, match="learning rates must be > 0"):
         TrainConfig(sets=("mlqa_dev_en",), learning_rate=rates[0], head_learning_rate=rates[1])
+
+
+def test_a_run_written_before_precision_was_a_setting_resumes_in_float32():
+    assert TrainConfig.from_json({"sets": ["mlqa_dev_en"]}).precision == "float32"
+
+
+@pytest.mark.parametrize("precision", ["float16", "bf16", ""])
+def test_a_precision_the_training_does_not_run_is_refused(precision):
+    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16"):
+        TrainConfig(sets=("mlqa_dev_en",), precision=precision)

@@ -8,18 +8,21 @@ torch (requirements-minilm.txt, which `make test` installs) or the shared traini
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="the reader's training needs torch (requirements-minilm.txt)")
 pytest.importorskip("transformers", reason="the reader's training needs transformers (requirements-minilm.txt)")
 pytest.importorskip("safetensors", reason="the reader's export needs safetensors (requirements-minilm.txt)")
 
+from courserag.reader.delta import read_delta  # noqa: E402
 from training.reader import checkpoints  # noqa: E402
 from training.reader.data import featurize, pad_batch  # noqa: E402
 from training.reader.evaluate import predict, score  # noqa: E402
-from training.reader.export import export_delta, read_delta, reader_from_delta  # noqa: E402
+from training.reader.export import export_delta, reader_from_delta  # noqa: E402
 from training.reader.model import build_reader, trainable_state  # noqa: E402
 from training.reader.sets import pinned_examples  # noqa: E402
 from training.reader.train import TrainConfig, train  # noqa: E402
@@ -85,6 +88,13 @@ def test_only_the_top_layer_and_the_heads_train(runs):
     assert {n.split(".")[3] for n in names if n.startswith("bert.")} == {"11"}
 
 
+def test_a_bfloat16_run_learns_what_the_float32_run_learns_within_bfloat16_s_rounding(runs, tmp_path):
+    bf16 = train(dataclasses.replace(CONFIG, precision="bfloat16", steps=2, checkpoint_every=2), tmp_path / "bf16")
+    assert checkpoints.read_config(tmp_path / "bf16")["config"]["precision"] == "bfloat16"
+    assert bf16.losses == pytest.approx(runs["unbroken"].losses[:2], rel=0.05)
+    assert bf16.losses != runs["unbroken"].losses[:2]  # the products did run in bfloat16
+
+
 def test_a_finished_run_refuses_to_start_again_in_its_folder(runs):
     with pytest.raises(FileExistsError, match="--resume"):
         train(CONFIG, runs["run"])
@@ -97,7 +107,7 @@ def test_the_exported_delta_loads_into_a_fresh_reader_whose_answers_changed(runs
     assert set(manifest["data"]) == set(SETS) and all(len(d["sha256"]) == 64 for d in manifest["data"].values())
     assert len(manifest["base_model"]["sha256"]) == 64 and manifest["training"]["hardware"]["device"] in ("cpu", "cuda")
     assert 5e6 < target.stat().st_size < 10e6  # one layer (1.77 M parameters) and the heads, float32
-    assert read_delta(target)[0] == manifest
+    assert read_delta(target).manifest == manifest
 
     reloaded = reader_from_delta(target, e5_file)
     untrained = build_reader(e5_file, CONFIG.trainable_layers, CONFIG.seed)
@@ -110,6 +120,60 @@ def test_the_exported_delta_loads_into_a_fresh_reader_whose_answers_changed(runs
     assert torch.equal(got.answer_logits, want.answer_logits)
     assert (got.start_logits - before.start_logits).abs().max() > 1e-2
     assert (got.answer_logits - before.answer_logits).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize(("precision", "tolerance"), [("fp32", 1e-4), ("int8", 0.1)])
+def test_the_product_s_onnx_reader_computes_what_the_trained_reader_computes(
+    runs, e5_file, reader_tokenizer, held_out, tmp_path, precision, tolerance
+):
+    from courserag.reader.reader import Reader
+
+    target = runs["folder"] / "onnx" / "reader.safetensors"
+    export_delta(runs["run"], target)
+    product = Reader(target, e5_file.path, tmp_path / "models", precision, threads=1)
+    features = held_out[1].features[:4]
+    batch = pad_batch(features, reader_tokenizer.pad)
+    with torch.no_grad():
+        want = runs["resumed"].reader.eval()(
+            torch.from_numpy(batch["input_ids"]), torch.from_numpy(batch["attention_mask"])
+        )
+    start, end, answer = product.logits([f.input_ids for f in features])
+    mask = batch["attention_mask"].astype(bool)
+    assert np.abs(start - want.start_logits.numpy())[mask].max() < tolerance
+    assert np.abs(end - want.end_logits.numpy())[mask].max() < tolerance
+    assert np.abs(answer - want.answer_logits.numpy()).max() < tolerance
+
+
+def test_the_product_s_reader_finds_in_each_passage_the_span_the_trained_reader_finds(
+    runs, e5_file, reader_tokenizer, held_out, tmp_path
+):
+    from courserag.reader.reader import Reader
+
+    target = runs["folder"] / "read" / "reader.safetensors"
+    export_delta(runs["run"], target)
+    product = Reader(target, e5_file.path, tmp_path / "models", "fp32", threads=1)
+    examples, data = held_out
+    predictions = predict(runs["resumed"].reader, data, reader_tokenizer.pad)
+    for example, prediction in zip(examples[:3], predictions[:3]):
+        [reading] = product.read(example.question, [example.context])
+        assert reading.text(example.context) == prediction.span_text
+        assert reading.answerable == pytest.approx(prediction.answer_probability, abs=1e-4)
+
+
+def test_the_int8_delta_is_a_quarter_of_float32_and_reads_as_the_trained_reader(runs, e5_file, held_out, tmp_path):
+    from courserag.reader.reader import Reader
+
+    full, small = tmp_path / "f32" / "reader.safetensors", tmp_path / "i8" / "reader.safetensors"
+    export_delta(runs["run"], full)
+    export_delta(runs["run"], small, "int8")
+    assert small.stat().st_size < full.stat().st_size * 0.27
+    features = held_out[1].features[:4]
+    want = Reader(full, e5_file.path, tmp_path / "models", "fp32", threads=1).logits([f.input_ids for f in features])
+    got = Reader(small, e5_file.path, tmp_path / "models", "fp32", threads=1).logits([f.input_ids for f in features])
+    mask = np.zeros_like(want[0], dtype=bool)
+    for row, f in enumerate(features):
+        mask[row, : len(f.input_ids)] = True
+    assert np.abs(got[0] - want[0])[mask].max() < 0.05 and np.abs(got[2] - want[2]).max() < 0.05
 
 
 def test_the_trained_reader_is_scored_per_set(runs, reader_tokenizer, held_out):

