@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from courserag.embedders.e5 import token_batches
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
@@ -23,6 +24,13 @@ from courserag.reader.delta import read_delta
 from courserag.reader.spans import MAX_ANSWER_TOKENS, best_span
 from courserag.reader.tokens import ReaderTokenizer, Tokenized
 from courserag.reader.windows import Window, special_ids, windows
+
+# Windows read in the product share this many tokens with the next: an answer of up to 32
+# tokens across a window's edge lies whole in the next one, and each token is read about
+# once, not twice as with training's half-window stride.
+OVERLAP = 32
+# A batch of windows holds at most this many tokens, padding included, and this many rows.
+BATCH_TOKENS, BATCH_ROWS = 1024, 8
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,7 @@ class Reader:
         precision: str = "int8",
         threads: int = 0,
         max_answer_tokens: int = MAX_ANSWER_TOKENS,
+        overlap: int | None = OVERLAP,
     ):
         self.delta = read_delta(delta)
         try:
@@ -65,7 +74,8 @@ class Reader:
         self.precision = precision
         self.threads = threads
         self.max_answer_tokens = max_answer_tokens
-        self.window = self.delta.window
+        # The training windows' size; None keeps their stride too (held-out scoring reads so).
+        self.window = replace(self.delta.window, overlap=overlap)
         e5 = read_e5(self.model_file)
         self.tokenizer = ReaderTokenizer(e5)
         self._special = special_ids(self.tokenizer)
@@ -113,16 +123,30 @@ class Reader:
         best = [Reading(i, 0, 0, float("-inf"), 0.0) for i in range(len(passages))]
         if not cut:
             return best
-        starts, ends, answers = self.logits([w.input_ids for _, w in cut])
-        probabilities = 1.0 / (1.0 + np.exp(-answers.astype(np.float64)))
+        starts, ends, answers = self._by_length([w.input_ids for _, w in cut])
         for row, (index, w) in enumerate(cut):
             found = self._span(tokenized[index], w, starts[row], ends[row])
-            chance = max(best[index].answerable, float(probabilities[row]))
+            chance = max(best[index].answerable, float(1.0 / (1.0 + np.exp(-float(answers[row])))))
             if found[2] > best[index].score:
                 best[index] = Reading(index, found[0], found[1], found[2], chance)
             else:
                 best[index] = Reading(index, best[index].start, best[index].end, best[index].score, chance)
         return best
+
+    def _by_length(self, rows: list[np.ndarray]) -> tuple[list, list, list]:
+        """Each row's (start logits, end logits, answer logit), the rows run in batches of
+        similar length: a passage's last window is often short, and padding it to a full one
+        would cost as much as reading a full one."""
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        starts: list = [None] * len(rows)
+        ends: list = [None] * len(rows)
+        answers: list = [None] * len(rows)
+        for first, stop in token_batches([len(rows[i]) for i in order], BATCH_TOKENS, BATCH_ROWS):
+            chosen = order[first:stop]
+            start, end, answer = self.logits([rows[i] for i in chosen])
+            for k, i in enumerate(chosen):
+                starts[i], ends[i], answers[i] = start[k], end[k], answer[k]
+        return starts, ends, answers
 
     def _span(self, passage: Tokenized, w: Window, start: np.ndarray, end: np.ndarray) -> tuple[int, int, float]:
         inside = slice(w.passage_at, w.passage_at + w.window_len)

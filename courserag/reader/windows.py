@@ -26,13 +26,20 @@ SPECIAL_TOKENS = 4  # <s>, </s> </s> between question and passage, </s> at the e
 
 @dataclass(frozen=True)
 class WindowConfig:
+    """Window size and how far apart windows start: `stride` tokens (training), or, given
+    `overlap`, so that neighbouring windows share that many tokens (reading: each token is read
+    about once, where a stride of half a window reads it twice)."""
+
     max_tokens: int = 256
     stride: int = 128
     max_question_tokens: int = 64
+    overlap: int | None = None
 
     def __post_init__(self):
         if self.stride <= 0:
             raise ValueError(f"stride must be > 0, but got {self.stride}")
+        if self.overlap is not None and self.overlap < 0:
+            raise ValueError(f"overlap must be >= 0, but got {self.overlap}")
         if self.max_question_tokens <= 0:
             raise ValueError(f"max_question_tokens must be > 0, but got {self.max_question_tokens}")
         if self.max_tokens > 512:
@@ -93,7 +100,8 @@ def windows(question: Sequence[int], passage: Tokenized, special: Special, confi
     room = passage_room(len(q), special, config)
     head = [special.bos, *q, special.eos, special.eos, *special.passage_prefix]
     out = []
-    for start in window_starts(len(passage.ids), room, config.stride):
+    stride = config.stride if config.overlap is None else max(1, room - config.overlap)
+    for start in window_starts(len(passage.ids), room, stride):
         window = passage.ids[start : start + room]
         out.append(Window(np.array([*head, *window, special.eos], dtype=np.int32), len(head), start, len(window)))
     return out

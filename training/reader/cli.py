@@ -52,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--trainable-layers", help="top layers to train: 0..12 or 'all' (default 2)")
     for flag, kind in _CONFIG_FLAGS.items():
         train.add_argument("--" + flag.replace("_", "-"), type=kind)
+    train.add_argument(
+        "--repeat", action="append", metavar="SET=TIMES", help="draw a set's windows TIMES times a pass (repeatable)"
+    )
     _runtime_flags(train)
     train.add_argument("--stop-at", type=int, help="stop (with a checkpoint) after this step; resume later")
     train.set_defaults(command=_train)
@@ -113,6 +116,8 @@ def _train(args) -> int:
     from training.reader.train import TrainConfig, train
 
     given = {name: getattr(args, name) for name in _CONFIG_FLAGS if getattr(args, name) is not None}
+    if args.repeat:
+        given["repeats"] = _repeats(args.repeat)
     if args.resume:
         named = [*given, *(f for f in ("sets", "trainable_layers") if getattr(args, f))]
         extra = [f"--{n.replace('_', '-')}" for n in named]
@@ -129,6 +134,16 @@ def _train(args) -> int:
     result = train(config, args.out, args.resume, args.device, args.threads, args.stop_at, args.data_dir)
     print(json.dumps({"run": str(args.out), "step": result.step, "total_steps": result.total_steps}))
     return 0
+
+
+def _repeats(values: list[str]) -> dict[str, int]:
+    out = {}
+    for value in values:
+        name, sep, times = value.partition("=")
+        if not sep or not times.isdigit():
+            raise SystemExit(f"--repeat takes SET=TIMES, e.g. syllabusqa_train=3, but got {value!r}")
+        out[name.strip()] = int(times)
+    return out
 
 
 def _evaluate(args) -> int:
@@ -186,7 +201,7 @@ def _onnx_reader(args):
     from courserag.reader.reader import Reader
     from training.reader.evaluate import predict_with
 
-    reader = Reader(args.delta, precision=args.onnx, threads=args.threads or 0)
+    reader = Reader(args.delta, precision=args.onnx, threads=args.threads or 0, overlap=None)  # training's windows
 
     def forward(ids, mask):
         return reader.logits([row[: int(m.sum())] for row, m in zip(ids, mask)])

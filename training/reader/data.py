@@ -9,7 +9,7 @@ unanswerable (start = end = 0, the <s> token, and `answerable` false).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -147,3 +147,14 @@ def keep_unanswerable(windows: list[Feature], limit: int | None, seed: int) -> l
     rng = np.random.default_rng([seed, windows[0].example_index])
     kept = set(rng.choice(others, size=limit, replace=False).tolist())
     return [w for i, w in enumerate(windows) if w.answerable or i in kept]
+
+
+def repeat_sets(data: Featurized, repeats: Mapping[str, int]) -> Featurized:
+    """Each window of a set named in `repeats` that many times, in place of once (so a pass
+    draws it as often); the others once, the order kept."""
+    if not repeats:
+        return data
+    features = []
+    for feature in data.features:
+        features.extend([feature] * int(repeats.get(data.examples[feature.example_index].set_name, 1)))
+    return Featurized(data.examples, data.passages, features)

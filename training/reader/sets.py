@@ -3,8 +3,10 @@
 The sets are the shared SQuAD-2.0-format files beside the repository
 (`../shared/train/<set>/data.json`, read-only; SHARED_TRAIN overrides the folder). Each is
 pinned in `data_pins.json` by the SHA-256 of its file, checked whenever it is read, so a run
-always says exactly which data it learned from. The evaluation sets (SQuAD dev, XQuAD, CMRC
-dev, DRCD dev, SyllabusQA test, MLQA test) are not pinned and cannot be read here.
+always says exactly which data it learned from. One fitting split of the evaluation folder
+is pinned too, SyllabusQA `train` (fitting.py; its `val` split is never read). The
+evaluation sets (SQuAD dev, XQuAD, CMRC dev, DRCD dev, SyllabusQA val and test, MLQA test)
+are not pinned and cannot be read here.
 """
 
 from __future__ import annotations
@@ -62,7 +64,13 @@ class Pins:
     remainder: int
 
     def sha256(self, set_name: str) -> str:
-        return self.entry(set_name)["sha256"]
+        """The set's pinned SHA-256; for a set of several files (SyllabusQA's), the SHA-256 of
+        their names and pinned hashes, a line each in name order."""
+        entry = self.entry(set_name)
+        if "files" in entry:
+            listing = "".join(f"{name}:{digest}\n" for name, digest in sorted(entry["files"].items()))
+            return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+        return entry["sha256"]
 
     def entry(self, set_name: str) -> dict:
         try:
@@ -89,9 +97,19 @@ def data_root() -> Path:
     return Path(os.environ.get("SHARED_TRAIN") or PROJECT_ROOT.parent / "shared" / "train")
 
 
+def eval_root() -> Path:
+    """The evaluation folder, whose fitting splits may train: SHARED_EVAL, else ../shared/eval."""
+    return Path(os.environ.get("SHARED_EVAL") or PROJECT_ROOT.parent / "shared" / "eval")
+
+
 def read_set(set_name: str, root: Path | None = None, pins: Pins | None = None) -> list[Example]:
     """Every question of one pinned set, in file order, after checking the file's hash."""
     pins = pins or load_pins()
+    entry = pins.entry(set_name)
+    if entry.get("format") == "syllabusqa":
+        from training.reader.fitting import read_syllabusqa
+
+        return read_syllabusqa(set_name, eval_root() / entry["folder"], entry["files"])
     expected = pins.sha256(set_name)
     path = Path(root or data_root()) / set_name / "data.json"
     if not path.is_file():

@@ -156,3 +156,15 @@ def test_a_token_that_holds_more_than_the_answer_is_labelled_whole(reader_tokeni
     (feature,) = data.features
     span = data.passages[0].spans[feature.start - feature.passage_at]
     assert context[span[0] : span[1]] == "2008,"
+
+
+def test_a_repeated_set_s_windows_are_drawn_that_many_times_a_pass():
+    from training.reader.data import Featurized, repeat_sets
+
+    examples = [Example("a", "1", "q", "p", (), "en", "en"), Example("b", "2", "q", "p", (), "en", "en")]
+    windows = [
+        make_features(i, [5], Tokenized((7, 8), ((0, 1), (2, 3))), None, SPECIAL, WindowConfig())[0] for i in (0, 1)
+    ]
+    data = Featurized(examples, [], windows)
+    assert [f.example_index for f in repeat_sets(data, {"b": 3}).features] == [0, 1, 1, 1]
+    assert repeat_sets(data, {}) is data

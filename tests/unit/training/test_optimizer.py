@@ -83,3 +83,14 @@ def test_a_run_written_before_precision_was_a_setting_resumes_in_float32():
 def test_a_precision_the_training_does_not_run_is_refused(precision):
     with pytest.raises(ValueError, match="precision must be one of float32, bfloat16"):
         TrainConfig(sets=("mlqa_dev_en",), precision=precision)
+
+
+@pytest.mark.parametrize("repeats", [{"other_set": 2}, {"mlqa_dev_en": 0}])
+def test_a_repeat_of_a_set_not_trained_or_below_once_is_refused(repeats):
+    with pytest.raises(ValueError, match="repeats must name a trained set"):
+        TrainConfig(sets=("mlqa_dev_en",), repeats=repeats)
+
+
+def test_repeats_survive_the_run_s_config_file():
+    config = TrainConfig(sets=("mlqa_dev_en", "syllabusqa_train"), repeats={"syllabusqa_train": 3})
+    assert TrainConfig.from_json(config.to_json()) == config
