@@ -175,6 +175,27 @@ def _credits(w: _Writer, course: CatalogCourse) -> None:
     )
 
 
+def _credits_total(w: _Writer, courses: list[CatalogCourse]) -> None:
+    """ "Together, CSC3100 … and DS2010 … are worth 6 credits." cited to each course's row."""
+    w.say(
+        "cat_credits_total",
+        courses=_join([w.name(c.code) for c in courses], w.lang),
+        credits=_num(sum(c.credits for c in courses)),
+        cite=" ".join(w.course_fact(c) for c in courses),
+    )
+
+
+def required_credits(rows: list[Requirement], catalog: Catalog) -> float:
+    """The credits of a year's required rows: a choice group ("take one of") counts once, at
+    its smallest course."""
+    singles = [catalog.course(r.code).credits for r in rows if r.kind == "required" and not r.group]
+    groups: dict[str, list[float]] = {}
+    for r in rows:
+        if r.kind == "required" and r.group:
+            groups.setdefault(r.group, []).append(catalog.course(r.code).credits)
+    return sum(singles) + sum(min(group) for group in groups.values())
+
+
 def _prerequisites(w: _Writer, course: CatalogCourse, q: CatalogQuestion) -> None:
     cite = w.course_fact(course)
     if course.prerequisites is None:
@@ -352,10 +373,20 @@ def _program_year(w: _Writer, program: Program, year: int | None) -> None:
             if courses:
                 parts.append(f"{render(f'cat_{kind}', None, w.lang)}: {courses}")
         credits = program.year_credits[y - 1] if 0 < y <= len(program.year_credits) else None
+        required = required_credits(in_year, w.catalog)
+        message = (
+            "cat_program_any_year"
+            if y == ANY_YEAR
+            else "cat_program_year_credits"
+            if credits
+            else "cat_program_year_required"
+            if required
+            else "cat_program_year"
+        )
         w.say(
-            "cat_program_any_year" if y == ANY_YEAR else "cat_program_year_credits" if credits else "cat_program_year",
+            message,
             year=year_words(y, w.lang),
-            credits=_num(credits or 0),
+            credits=_num(credits or required),
             courses=("；" if w.lang == "zh" else "; ").join(parts),
             cite=cite,
         )
@@ -454,6 +485,9 @@ def write_reply(q: CatalogQuestion, catalog: Catalog) -> CatalogReply:
                 _description(w, course)
             elif intent == "program":
                 _in_program(w, course, q.program)
+    courses = list({t.course.code: t.course for t in known}.values())
+    if "credits" in q.intents and len(courses) > 1:
+        _credits_total(w, courses)
     if not known and q.program is not None:
         _program_year(w, q.program, q.year)
     return CatalogReply(w.text(), w.facts, False, q)

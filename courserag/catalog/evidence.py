@@ -22,7 +22,7 @@ from dataclasses import replace
 from datetime import date
 
 from courserag.answers.cited import _MARKER
-from courserag.catalog.answers import CatalogReply, write_reply
+from courserag.catalog.answers import CatalogReply, write_reply, year_words
 from courserag.catalog.model import Catalog
 from courserag.catalog.questions import CatalogQuestion
 from courserag.catalog.route import CATALOG_DOC_TYPE, catalog_source
@@ -47,19 +47,32 @@ def term_words(q: CatalogQuestion, catalog: Catalog, today: date) -> str:
 
 
 def answer_passages(reply: CatalogReply, catalog: Catalog, today: date) -> list[Chunk]:
-    """For each thing the question asks, each sentence of the catalog's answer that cites a
-    record, without its markers and after its lead; cited to the first record it states."""
+    """Each sentence of the catalog's answer that cites a record, without its markers and after
+    its lead, cited to the first record it states: for each course asked about and each thing
+    asked of it, or, for a program asked about alone, its years' courses."""
     q = reply.question
-    course = q.targets[0].course
-    name = f"{course.code} {course.title(q.lang)}"
+    known = [t for t in q.targets if t.course is not None]
     passages = []
-    for intent in q.intents:
-        part = write_reply(replace(q, intents=(intent,)), catalog)
-        lead = render(f"cat_lead_{intent}", {"course": name, "term": term_words(q, catalog, today)}, q.lang)
-        for line in part.text.split("\n"):
-            cited = [part.facts[int(n) - 1] for n in re.findall(r"\[(\d+)\]", line)]
-            if cited:
-                text = lead + " " + " ".join(_MARKER.sub("", line).split())
-                source, locator = catalog_source(catalog, cited[0]), cited[0].locator
-                passages.append(Chunk.make(text, source, locator, "course", None, CATALOG_DOC_TYPE))
+    for target in known:
+        course = target.course
+        name = f"{course.code} {course.title(q.lang)}"
+        for intent in q.intents:
+            part = write_reply(replace(q, targets=(target,), intents=(intent,)), catalog)
+            lead = render(f"cat_lead_{intent}", {"course": name, "term": term_words(q, catalog, today)}, q.lang)
+            passages += _sentences(part, lead, catalog)
+    if not known and q.program is not None:
+        year = render("cat_lead_year", {"year": year_words(q.year, q.lang)}, q.lang) if q.year else ""
+        lead = render("cat_lead_program_courses", {"program": q.program.name(q.lang), "year": year}, q.lang)
+        passages += _sentences(write_reply(q, catalog), lead, catalog)
     return passages
+
+
+def _sentences(part: CatalogReply, lead: str, catalog: Catalog) -> list[Chunk]:
+    out = []
+    for line in part.text.split("\n"):
+        cited = [part.facts[int(n) - 1] for n in re.findall(r"\[(\d+)\]", line)]
+        if cited:
+            text = lead + " " + " ".join(_MARKER.sub("", line).split())
+            source, locator = catalog_source(catalog, cited[0]), cited[0].locator
+            out.append(Chunk.make(text, source, locator, "course", None, CATALOG_DOC_TYPE))
+    return out

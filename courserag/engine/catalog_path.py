@@ -11,8 +11,8 @@ held?"): the catalog's answer then competes with them in retrieval (catalog/evid
 About the workspace's own course left unnamed, it answers only when one of its sentences
 answers best (retriever._offered_best); about a course the question names, the official
 record, unless a passage answers better and speaks of something the catalog's answer does
-not (retriever._offered_outdone). Programs and several courses at once are the catalog's. A
-question about a code the catalog lacks is the materials' when they answer it.
+not (retriever._offered_outdone); so too for several courses named at once and for a program.
+A question about a code the catalog lacks is the materials' when they answer it.
 """
 
 from __future__ import annotations
@@ -59,16 +59,15 @@ def _own_unknown_code(targets, course: Course) -> bool:
 
 def _contested(reply: CatalogReply) -> bool:
     """Whether the catalog's answer competes with the materials and the notes: it states facts
-    about one course, named or the workspace's own (a note may use the catalog's words:
-    "room", "credits", "学分", or name the course: "the CSC3100 midterm review"). Programs
-    and several courses at once (totals, comparisons) are the catalog's alone."""
+    about the courses or the program asked about (a note may use the catalog's words: "room",
+    "credits", "学分", or name the course: "the CSC3100 midterm review", "the BSc Computer
+    Science orientation"). Every answer the catalog gives does."""
     asked = reply.question
     return (
         asked is not None
         and bool(reply.facts)
         and not reply.refused
-        and len(asked.targets) == 1
-        and asked.targets[0].course is not None
+        and (any(t.course is not None for t in asked.targets) or asked.program is not None)
     )
 
 

@@ -78,6 +78,12 @@ def test_material_questions_are_not_catalog_questions(catalog, question, read_in
     "question, facts, rows",
     [
         ("How many credits is DS2010?", ["3 credits"], ["courses.csv row 28"]),
+        (
+            "How many credits are CSC3100 and DS2010 together?",
+            ["Together, CSC3100 Data Structures and DS2010 Introduction to Data Science are worth 6 credits."],
+            ["courses.csv row 15", "courses.csv row 28"],
+        ),
+        ("计算机科学专业大二要修多少学分？", ["第二学年（大二）（必修课合计 17 学分）"], ["programs.csv row 2"]),
         ("数据结构是几个学分？", ["3 学分"], ["courses.csv row 15"]),
         ("What are the prerequisites of CSC3100?", ["CSC1001", "MAT2040"], ["courses.csv row 15"]),
         ("CSC3100 的先修课是什么？", ["CSC1001 Python 程序设计 和 MAT2040 线性代数与离散数学"], ["courses.csv row 15"]),
@@ -336,3 +342,21 @@ def test_only_the_workspaces_own_unknown_code_is_left_to_its_materials(tmp_path,
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for STAT101?", "both", []).refused
     assert catalog_reply(engine, "stat101", "What are the prerequisites for Operating Systems?", "both", []).facts
     assert catalog_reply(engine, "csc3100", "What are the prerequisites for Operating Systems?", "both", []).facts
+
+
+@pytest.mark.parametrize(
+    ("rows", "credits"),
+    [
+        ([("CSC1001", "required", ""), ("MAT1001", "required", "")], 6),
+        ([("CSC1001", "required", ""), ("MAT2050", "elective", "")], 3),  # electives are not required
+        ([("CSC1001", "required", "g1"), ("GEN1002", "required", "g1")], 2),  # take one of: the smaller
+        ([("MAT2050", "elective", "")], 0),
+    ],
+)
+def test_a_years_required_credits_count_a_choice_group_once(catalog, rows, credits):
+    from courserag.catalog.answers import required_credits
+    from courserag.catalog.model import Requirement, Where
+
+    where = Where("requirements.csv", 2)
+    listed = [Requirement("BSC-CS", 1, "m", "m", code, kind, where, group) for code, kind, group in rows]
+    assert required_credits(listed, catalog) == credits

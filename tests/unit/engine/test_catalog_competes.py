@@ -32,16 +32,24 @@ NAMED_NOTES = {
     ),
     "课程笔记.md": "# 课程笔记\n\nCSC3100 的期中复习课在教室 R-315 举行。\n\nDS2010 的小组海报可以获得 2 个附加学分。\n",
 }
+# Notes that name a program, or two catalog courses at once (session "s3").
+PROGRAM_NOTES = {
+    "club_notes.md": (
+        "# Club notes\n\nThe BSc Computer Science orientation is held in room Q-88 on Monday.\n\n"
+        "The CSC3100 and DS2010 joint review session is on Saturday in room Q-30.\n"
+    ),
+    "迎新笔记.md": "# 迎新笔记\n\n计算机科学理学学士的迎新会在教室 R-66 举行。\n",
+}
 
 
 @pytest.fixture
 def catalog_engine(engine, tmp_path):
     """The sample engine on a fixed day of Fall 2026 (the catalog's "this term" and "next
-    term"), with NOTES uploaded in session "s1" and NAMED_NOTES in "s2"."""
+    term"), with NOTES uploaded in session "s1", NAMED_NOTES in "s2" and PROGRAM_NOTES in "s3"."""
     engine = RagEngine(
         replace(engine.settings, catalog_today="2026-12-01"), engine.directory, engine.store, engine.embedder
     )
-    for session, notes in (("s1", NOTES), ("s2", NAMED_NOTES)):
+    for session, notes in (("s1", NOTES), ("s2", NAMED_NOTES), ("s3", PROGRAM_NOTES)):
         for name, text in notes.items():
             path = tmp_path / name
             path.write_text(text, encoding="utf-8")
@@ -210,5 +218,39 @@ def test_a_named_courses_official_facts_stay_the_catalogs_beside_notes_that_name
 ):
     reads_as(intent)
     answer = catalog_engine.ask(course, question, session_id="s2")
+    assert answer.mode == "catalog" and not answer.refused, answer.answer
+    assert says in answer.answer and answer.citations[0]["source"] == source
+
+
+@pytest.mark.parametrize(
+    "question, intent, note, says",
+    [
+        ("Where is the BSc Computer Science orientation held?", "program", "club_notes.md", "Q-88"),
+        ("计算机科学理学学士的迎新会在哪个教室？", "program", "迎新笔记.md", "R-66"),
+        ("Where is the CSC3100 and DS2010 joint review session?", "sections", "club_notes.md", "Q-30"),
+    ],
+)
+def test_a_note_about_a_program_or_several_courses_answers_what_it_says_of_them(
+    catalog_engine, reads_as, question, intent, note, says
+):
+    reads_as(intent)
+    answer = catalog_engine.ask("csc3100", question, session_id="s3")
+    assert not answer.refused and answer.mode != "catalog", answer.answer
+    assert answer.citations[0]["source"] == note and says in answer.answer and not _catalog_cited(answer)
+
+
+@pytest.mark.parametrize(
+    "question, intent, says, source",
+    [
+        ("Which courses are in year 2 of the BSc Computer Science?", "program", "CSC3100", "catalog/programs.csv"),
+        ("计算机科学理学学士一共要修多少学分？", "program", "128", "catalog/programs.csv"),
+        ("How many credits are CSC3100 and DS2010?", "credits", "3 credits", "catalog/courses.csv"),
+    ],
+)
+def test_a_programs_or_several_courses_official_facts_stay_the_catalogs_beside_notes_that_name_them(
+    catalog_engine, reads_as, question, intent, says, source
+):
+    reads_as(intent)
+    answer = catalog_engine.ask("csc3100", question, session_id="s3")
     assert answer.mode == "catalog" and not answer.refused, answer.answer
     assert says in answer.answer and answer.citations[0]["source"] == source
