@@ -26,6 +26,9 @@ from courserag.embedders import get_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "eval" / "catalog_intents" / "paraphrases.jsonl"
+# Questions that ask two things of one course (a regression set, written beside the rule
+# that splits them: questions.question_parts), asked without a workspace of the sample catalog.
+TWO_PART = ROOT / "eval" / "catalog_intents" / "two_part.jsonl"
 CATALOGS = {"sample": ROOT / "catalog", "harbour": ROOT / "tests" / "fixtures" / "catalog_harbour"}
 TODAY = date(2026, 12, 1)  # Fall 2026 is the current term of both catalogs
 INTENTS = ("credits", "prerequisites", "reverse", "sections", "program", "description", "none")
@@ -74,9 +77,17 @@ def accuracy_table(rows: list[dict], predictions: dict[str, list[tuple[str, ...]
     return "\n".join(lines)
 
 
+def both_read(rows: list[dict], predictions: list[tuple[str, ...]]) -> str:
+    """ "both intents read: n / N": the questions whose every gold intent `detect` found."""
+    found = sum(set(row["intents"]) <= set(got) for row, got in zip(rows, predictions, strict=True))
+    return f"two-part questions ({TWO_PART.name}), both intents read: {found} / {len(rows)}"
+
+
 def main() -> None:
     rows = load_rows()
     print(accuracy_table(rows, {name: method(rows) for name, method in METHODS.items()}))
+    two = [dict(row, catalog="sample", course=None) for row in load_rows(TWO_PART)]
+    print(both_read(two, model_predictions(two)))
 
 
 if __name__ == "__main__":

@@ -57,6 +57,30 @@ def has_cue(folded: str, cues) -> bool:
     return bool(find_cues(folded, cues))
 
 
+_SENTENCE_END = re.compile(r"(?<=[?!;？！。；])\s*|(?<=\.)\s+")  # "3.5 credits" is one sentence
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things: split after each sentence's end,
+    and before "and"/"also" followed by a word that opens a question; one part otherwise."""
+    openers = "|".join(re.escape(w) for w in words()["question_openers"]["en"])
+    joined = re.compile(rf"(?:,\s*|\s+)(?:and|also|and also)\s+(?=(?:{openers})\b)", re.IGNORECASE)
+    parts = [p for sentence in _SENTENCE_END.split(question) for p in joined.split(sentence)]
+    return [p.strip() for p in parts if p.strip()]
+
+
+def read_parts(question: str, read_intents: Callable[[str], tuple[str, ...]]) -> tuple[list[str], list[str]]:
+    """(what the question asks as a whole, what its other parts ask besides, each part read
+    alone, in order); nothing besides when the whole asks nothing of the catalog."""
+    whole = list(read_intents(question))
+    parts = question_parts(question)
+    besides: list[str] = []
+    if whole and len(parts) > 1:
+        for part in parts:
+            besides += [i for i in read_intents(part) if i not in whole and i not in besides]
+    return whole, besides
+
+
 @dataclass(frozen=True)
 class CatalogQuestion:
     """What a catalog question asks."""
@@ -186,7 +210,7 @@ def detect(
     named = mentions(" ".join(question.split()), catalog)
     if not named and program is None and workspace is None:
         return None  # nothing the catalog could answer about: no need to read what is asked
-    intents = list(read_intents(question))
+    intents, besides = read_parts(question, read_intents)
     if "reverse" in intents and "prerequisites" in intents:
         intents.remove("prerequisites")  # "which courses need X as a prerequisite"
     year = find_year(folded)
@@ -214,6 +238,8 @@ def detect(
         return None
     if intents[0] == "program" and program is not None:
         intents = ["program"] + [i for i in intents if i in ("prerequisites", "reverse") and targets and not own]
+        besides = besides if targets and not own else []
+    intents += [i for i in besides if i not in intents]  # "… and how many credits is it?"
     terms, every = find_terms(folded, catalog, today)
     kinds = tuple(kind for kind, cues in words()["kinds"].items() if has_cue(folded, cues))
     return CatalogQuestion(

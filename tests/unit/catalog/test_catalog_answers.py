@@ -360,3 +360,38 @@ def test_a_years_required_credits_count_a_choice_group_once(catalog, rows, credi
     where = Where("requirements.csv", 2)
     listed = [Requirement("BSC-CS", 1, "m", "m", code, kind, where, group) for code, kind, group in rows]
     assert required_credits(listed, catalog) == credits
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "How many credits is CSC3100 and what are its prerequisites?",
+            ["How many credits is CSC3100", "what are its prerequisites?"],
+        ),
+        ("Is CSC3100 offered this term, and who teaches it?", ["Is CSC3100 offered this term", "who teaches it?"]),
+        ("CSC3100 几个学分？先修课是什么？", ["CSC3100 几个学分？", "先修课是什么？"]),
+        ("I passed CSC1001 and MAT2040. Can I take CSC3100?", ["I passed CSC1001 and MAT2040.", "Can I take CSC3100?"]),
+        # one question: "and" joins names, a decimal point ends no sentence
+        ("What is Design and Analysis of Algorithms about?", ["What is Design and Analysis of Algorithms about?"]),
+        ("Can I take CSC3100 with a 3.5 GPA?", ["Can I take CSC3100 with a 3.5 GPA?"]),
+    ],
+)
+def test_a_question_that_asks_two_things_is_read_in_its_parts(question, parts):
+    from courserag.catalog.questions import question_parts
+
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "intents"),
+    [
+        ("How many credits is CSC3100 and what are its prerequisites?", ("credits", "prerequisites")),
+        ("MAT2040 是数据科学专业的必修课吗？几个学分？", ("program", "credits")),
+        ("What are the prerequisites of DS3020 and which courses need it afterwards?", ("reverse", "prerequisites")),
+        ("Which courses need CSC3100 as a prerequisite?", ("reverse",)),  # one part: the whole's reading
+    ],
+)
+def test_each_part_of_a_two_part_question_is_answered(catalog, question, intents, read_intents):
+    q = detect(question, catalog, TODAY, None, read_intents)
+    assert q is not None and set(intents) <= set(q.intents) and len(q.intents) == len(intents)
