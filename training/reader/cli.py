@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--dtype", choices=("float32", "float16", "int8"), default="float32")
     export.set_defaults(command=_export)
 
+    card = commands.add_parser("card", help="write an exported reader's model card from its manifest and scores")
+    card.add_argument("--delta", type=Path, required=True, help="the exported .safetensors (its .json beside it)")
+    card.add_argument("--scores", type=Path, help="evaluate's JSON of the same weights")
+    card.add_argument("--out", type=Path, required=True, help="the card (Markdown)")
+    card.set_defaults(command=_card)
+
     windows = commands.add_parser("windows", help="count the windows the training parts yield")
     windows.add_argument("--sets")
     windows.add_argument("--max-tokens", type=int, default=256)
@@ -217,6 +223,16 @@ def _export(args) -> int:
     manifest = export_delta(args.run, args.out, args.dtype)
     size = args.out.stat().st_size / 1e6
     print(json.dumps({"file": str(args.out), "megabytes": round(size, 1), "layers": manifest["layers"]}))
+    return 0
+
+
+def _card(args) -> int:
+    from courserag.reader.delta import read_delta
+    from training.reader.card import model_card
+
+    scores = json.loads(args.scores.read_text(encoding="utf-8")) if args.scores else None
+    args.out.write_text(model_card(read_delta(args.delta).manifest, scores), encoding="utf-8")
+    print(json.dumps({"card": str(args.out)}))
     return 0
 
 

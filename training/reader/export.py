@@ -70,6 +70,7 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
             "seed": config["seed"],
             "config": config,
             "hardware": state["hardware"],
+            "commit": state.get("commit"),  # the code that wrote the checkpoint (None before it was recorded)
         },
         "data": record["data"],
     }

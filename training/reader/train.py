@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import platform
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
-from training.reader.sets import load_pins, pinned_examples
+from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
 
 log = logging.getLogger(__name__)
 MASKED = -1e4  # a logit no real one comes near: positions outside the passage
@@ -128,6 +129,26 @@ def hardware(device: torch.device) -> dict:
     }
 
 
+def code_commit() -> dict | None:
+    """The repository's commit and whether the working tree differs from it (None outside a
+    git checkout): a checkpoint says which code trained it."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"sha": sha, "dirty": bool(status.strip())}
+
+
 def schedule(step: int, total: int, warmup_steps: int) -> float:
     """The learning rate's factor at `step`: 0 -> 1 over the warm-up, then down to 0 at `total`."""
     if step < warmup_steps:
@@ -184,6 +205,7 @@ def train(
     checkpoints.write_config(run, record)
 
     torch.manual_seed(config.seed)
+    commit = code_commit()
     e5 = read_e5(model_file)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(list(config.sets), "train", config.max_examples, config.seed, root)
@@ -256,6 +278,7 @@ def train(
                     "elapsed_s": elapsed + time.perf_counter() - started,
                     "total_steps": total,
                     "hardware": hardware(where),
+                    "commit": commit,
                 },
             )
     return TrainResult(reader.train(False), step, total, losses)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
-PURE = ("sets", "data", "metrics", "weights", "cli")
+PURE = ("sets", "fitting", "card", "data", "metrics", "weights", "cli")
 
 
 def test_no_product_module_imports_the_training_code():

@@ -108,6 +108,9 @@ def test_the_exported_delta_loads_into_a_fresh_reader_whose_answers_changed(runs
     assert len(manifest["base_model"]["sha256"]) == 64 and manifest["training"]["hardware"]["device"] in ("cpu", "cuda")
     assert 5e6 < target.stat().st_size < 10e6  # one layer (1.77 M parameters) and the heads, float32
     assert read_delta(target).manifest == manifest
+    from training.reader.train import code_commit
+
+    assert manifest["training"]["commit"] == code_commit()  # the code that trained it
 
     reloaded = reader_from_delta(target, e5_file)
     untrained = build_reader(e5_file, CONFIG.trainable_layers, CONFIG.seed)

@@ -1,0 +1,79 @@
+"""An exported reader's model card says what its manifest and its scores say (training/reader/card.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from training.reader.card import model_card
+
+MANIFEST = {
+    "file": "reader.safetensors",
+    "dtype": "int8",
+    "sha256": "ab" * 32,
+    "layers": list(range(12)),
+    "base_model": {"name": "multilingual-e5-small", "file": "e5-small-q4.bin", "sha256": "cd" * 32},
+    "input": {"layout": "<s> query: Q </s> </s> passage: P </s>"},
+    "training": {
+        "steps": 500,
+        "total_steps": 11207,
+        "seconds": 7200.0,
+        "seed": 0,
+        "checkpoint": "step-0000500.pt",
+        "commit": {"sha": "0123456789abcdef0123456789abcdef01234567", "dirty": True},
+        "hardware": {
+            "device": "cpu",
+            "device_name": "AMD EPYC",
+            "cpu_cores": 2,
+            "torch_threads": 2,
+            "torch": "2.13.0+cpu",
+            "transformers": "5.24.0",
+            "python": "3.11.7",
+        },
+        "config": {
+            "max_tokens": 192,
+            "max_question_tokens": 64,
+            "batch_size": 16,
+            "stride": 96,
+            "max_unanswerable": 2,
+            "learning_rate": 1e-4,
+            "head_learning_rate": 1e-3,
+            "warmup": 0.05,
+            "weight_decay": 0.01,
+            "precision": "bfloat16",
+            "repeats": {"syllabusqa_train": 3},
+        },
+    },
+    "data": {
+        "squad_v1_train": {"sha256": "ef" * 32, "held_out": "sha256(context) % 20 == 0", "licence": "CC BY-SA 4.0"},
+        "syllabusqa_train": {"sha256": "12" * 32, "held_out": "sha256(context) % 20 == 0", "licence": "none stated"},
+    },
+    "calibration": {"threshold": 0.4321, "chosen_on": "SyllabusQA val"},
+}
+SCORES = {"all": {"questions": 371, "em": 0.5, "f1": 0.6, "span_f1": 0.65, "answerability_accuracy": 0.9}}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "`0123456789abcdef0123456789abcdef01234567` with uncommitted changes; seed 0",
+        "layers 0–11",
+        "`e5-small-q4.bin`, SHA-256 `" + "cd" * 32 + "`",
+        "| `squad_v1_train` | `efefefefefefefef…` | `sha256(context) % 20 == 0` | CC BY-SA 4.0 |",
+        "| `syllabusqa_train` (drawn 3× a pass) |",
+        "500 of 11,207 steps of 16 windows",
+        "learning rate 0.0001 (heads 0.001)",
+        "forward pass in bfloat16",
+        "2.0 hours of training steps",
+        "Answers at probability ≥ 0.432: SyllabusQA val.",
+        "| **all** | 371 | 0.500 | 0.600 | 0.650 | 0.900 |",
+    ],
+)
+def test_the_card_says_what_the_manifest_and_the_scores_say(said):
+    assert said in model_card(MANIFEST, SCORES)
+
+
+def test_a_card_without_scores_or_a_recorded_commit_says_so_and_nothing_more():
+    manifest = {**MANIFEST, "training": {**MANIFEST["training"], "commit": None}}
+    card = model_card({k: v for k, v in manifest.items() if k != "calibration"})
+    assert "commit not recorded" in card
+    assert "Held-out figures" not in card and "Answerability" not in card
