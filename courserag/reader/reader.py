@@ -21,7 +21,7 @@ from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
 from courserag.reader.delta import read_delta
-from courserag.reader.spans import MAX_ANSWER_TOKENS, best_span
+from courserag.reader.spans import MAX_ANSWER_TOKENS, window_span
 from courserag.reader.tokens import ReaderTokenizer, Tokenized
 from courserag.reader.windows import Window, special_ids, windows
 
@@ -150,5 +150,5 @@ class Reader:
 
     def _span(self, passage: Tokenized, w: Window, start: np.ndarray, end: np.ndarray) -> tuple[int, int, float]:
         inside = slice(w.passage_at, w.passage_at + w.window_len)
-        i, j, score = best_span(start[inside], end[inside], self.max_answer_tokens)
+        i, j, score = window_span(start, end, inside, self.max_answer_tokens)
         return passage.spans[w.window_start + i][0], passage.spans[w.window_start + j][1], score

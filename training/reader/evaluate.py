@@ -1,8 +1,8 @@
 """The reader's answers to held-out questions, and their scores per set.
 
 Every window of a question is read (none left out, unlike training). A question's answer is
-its best span over all windows (start logit + end logit, the span within one window and at
-most `max_answer_tokens` long); the question is answerable when some window's answerability
+its best span over all windows (start + end logit over those at <s>, courserag/reader/spans.py;
+the span within one window and at most `max_answer_tokens` long); the question is answerable when some window's answerability
 probability reaches `threshold`. Scores per set (metrics.py):
 
 - `em`, `f1`: the answer as the product would give it (nothing when judged unanswerable);
@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from courserag.reader.spans import MAX_ANSWER_TOKENS, best_span
+from courserag.reader.spans import MAX_ANSWER_TOKENS, window_span
 from training.reader.data import Featurized, pad_batch
 from training.reader.metrics import best_scores
 from training.reader.model import Reader
@@ -64,7 +64,7 @@ def predict_with(
         answer = 1.0 / (1.0 + np.exp(-np.asarray(answer_logits, dtype=np.float64)))
         for row, feature in enumerate(features):
             window = slice(feature.passage_at, feature.passage_at + feature.window_len)
-            i, j, score = best_span(starts[row, window], ends[row, window], max_answer_tokens)
+            i, j, score = window_span(starts[row], ends[row], window, max_answer_tokens)
             spans = data.passages[feature.example_index].spans
             first_char, last_char = spans[feature.window_start + i][0], spans[feature.window_start + j][1]
             text = data.examples[feature.example_index].context[first_char:last_char].strip()

@@ -54,6 +54,20 @@ def covered(offsets: Sequence[tuple[int, int]], start: int, end: int) -> list[in
     return [next((i for i, (s, e) in enumerate(offsets) if s <= start <= e), 0)]
 
 
+def whole_list(units: Sequence[Unit], chosen: list[int]) -> list[int]:
+    """The chosen units and, around them, the run of list items (or table rows) they stand in:
+    a list asked for is quoted whole."""
+    kinds = {units[i].kind for i in chosen} & {"item", "row"}
+    if not kinds:
+        return chosen
+    first, last = min(chosen), max(chosen)
+    while first > 0 and units[first - 1].kind in kinds:
+        first -= 1
+    while last + 1 < len(units) and units[last + 1].kind in kinds:
+        last += 1
+    return list(range(first, last + 1))
+
+
 def compose_read(query: Query, items: Sequence[ContextItem], reader: Reader, threshold: float) -> Composition:
     """The units holding the reader's best span over `items`, or a refusal."""
     sources = [s for s in (read_source(item) for item in items) if s is not None]
@@ -67,6 +81,8 @@ def compose_read(query: Query, items: Sequence[ContextItem], reader: Reader, thr
     if chance < threshold:
         return Composition((), True, "reader", source.item.n, features=features)
     chosen = covered(source.offsets, best.start, best.end)
+    if query.ask.wants_list:
+        chosen = whole_list(source.units, chosen)
     units = tuple(
         Candidate(source.item.n, source.units[i], frozenset(), 0.0, 0.0, best.score, p=chance) for i in chosen
     )

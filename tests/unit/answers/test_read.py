@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive.read import covered, read_source
+from courserag.answers.extractive.read import covered, read_source, whole_list
+from courserag.answers.extractive.units import Unit
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.packing import ContextItem
 
@@ -42,3 +43,21 @@ def test_a_source_is_read_as_its_units_a_line_each_with_their_places():
 
 def test_a_source_with_nothing_to_quote_is_not_read():
     assert read_source(item("   \n\n")) is None
+
+
+def units_of(kinds: str) -> list[Unit]:
+    names = {"s": "sentence", "i": "item", "r": "row"}
+    return [Unit(f"u{n}", names[k], n, f"u{n}") for n, k in enumerate(kinds)]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "chosen", "quoted"),
+    [
+        ("siiis", [2], [1, 2, 3]),  # an item: its whole list
+        ("siiis", [0], [0]),  # a sentence: itself
+        ("rrrsii", [1], [0, 1, 2]),  # a row: its whole table, not the list after it
+        ("iisii", [3, 4], [3, 4]),  # the list the span is in, not the one before the sentence
+    ],
+)
+def test_a_list_asked_for_is_quoted_whole(kinds, chosen, quoted):
+    assert whole_list(units_of(kinds), chosen) == quoted
