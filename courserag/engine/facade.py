@@ -172,10 +172,13 @@ class RagEngine:
         )
 
     def warm_up(self) -> None:
-        """Load the model, the Chinese segmenter and the dictionary now rather than on the first question."""
+        """Load the model, the Chinese segmenter, the dictionary and the reader (converting it
+        once) now rather than on the first question."""
         self.embedder.embed_query("warm up")
         word_tokens("预热")
         load_dictionary()
+        if self.parts.reader is not None:
+            self.parts.reader.read("warm up", ["warm up"])
 
     # -- uploads (UploadService) ----------------------------------------------------------
 

@@ -79,3 +79,10 @@ def test_the_reader_refuses_below_its_threshold_and_points_at_a_source(
     answer = engine.ask("csc3100", "When is the final exam?")
     assert answer.refused and answer.mode == "refusal"
     assert answer.suggestions and answer.suggestions[0]["source"]
+
+
+def test_warming_up_converts_the_reader_before_the_first_question(built_sample_data, embedder, tiny_reader, tmp_path):
+    engine = engine_with(built_sample_data, embedder, reader_weights=tiny_reader, model_cache_dir=tmp_path)
+    assert not list(tmp_path.glob("reader-*/reader-int8.onnx"))
+    engine.warm_up()
+    assert len(list(tmp_path.glob("reader-*/reader-int8.onnx"))) == 1 and engine.parts.reader._session is not None
