@@ -36,7 +36,8 @@ BATCH_TOKENS, BATCH_ROWS = 1024, 8
 @dataclass(frozen=True)
 class Reading:
     """What the reader found in one passage: its best span [start, end) in characters, the
-    span's score (start logit + end logit) and the probability that the passage answers."""
+    span's score (start + end logit over those at <s>, "no span": spans.py) and the
+    probability that the passage answers (the highest over its windows)."""
 
     passage: int
     start: int
@@ -128,9 +129,9 @@ class Reader:
             found = self._span(tokenized[index], w, starts[row], ends[row])
             chance = max(best[index].answerable, float(1.0 / (1.0 + np.exp(-float(answers[row])))))
             if found[2] > best[index].score:
-                best[index] = Reading(index, found[0], found[1], found[2], chance)
+                best[index] = Reading(index, *found, chance)
             else:
-                best[index] = Reading(index, best[index].start, best[index].end, best[index].score, chance)
+                best[index] = replace(best[index], answerable=chance)
         return best
 
     def _by_length(self, rows: list[np.ndarray]) -> tuple[list, list, list]:
