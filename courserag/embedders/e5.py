@@ -242,13 +242,7 @@ class E5Embedder(Embedder):
     def inputs(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """(word vectors [B, T, 384] float32, attention mask [B, T] int64), padded."""
         v = self.vocabulary
-        width = max(len(r) for r in rows)
-        ids = np.full((len(rows), width), v.pad, dtype=np.int64)
-        mask = np.zeros((len(rows), width), dtype=np.int64)
-        for i, r in enumerate(rows):
-            ids[i, : len(r)] = r
-            mask[i, : len(r)] = 1
-        return dequantize_q4(v.word_blocks[ids]), mask
+        return padded_inputs(rows, v.pad, v.word_blocks)
 
     def token_ids(self, text: str, query: bool = False) -> list[int]:
         """The ids the model sees for `text` as a passage (or question), window applied."""
@@ -272,6 +266,19 @@ def _token_states(states: np.ndarray) -> np.ndarray:
     kept = l2_normalize(states).astype(np.float16)
     kept.setflags(write=False)
     return kept
+
+
+def padded_inputs(rows: Sequence[Sequence[int]], pad: int, word_blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Token rows as the encoder graph's inputs: (word vectors [B, T, H] float32, dequantized
+    from the 4-bit table `word_blocks`, and the attention mask [B, T] int64), padded with `pad`
+    to the longest row (the embedder's and the reader's graphs alike)."""
+    width = max(len(r) for r in rows)
+    ids = np.full((len(rows), width), pad, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    for i, r in enumerate(rows):
+        ids[i, : len(r)] = r
+        mask[i, : len(r)] = 1
+    return dequantize_q4(word_blocks[ids]), mask
 
 
 def token_batches(lengths: Sequence[int], budget: int, max_batch: int) -> list[tuple[int, int]]:

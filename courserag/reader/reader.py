@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.embedders.e5 import token_batches
-from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
+from courserag.embedders.e5 import padded_inputs, token_batches
+from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.embedders.threads import cpu_session_options
 from courserag.errors import ConfigError
 from courserag.reader.delta import read_delta
@@ -101,13 +101,8 @@ class Reader:
         """Token rows -> (start logits [B,T], end logits [B,T], answer logits [B]), padded."""
         from courserag.reader.graph import ANSWER, SPAN
 
-        width = max(len(r) for r in rows)
-        ids = np.full((len(rows), width), self.tokenizer.pad, dtype=np.int64)
-        mask = np.zeros((len(rows), width), dtype=np.int64)
-        for i, r in enumerate(rows):
-            ids[i, : len(r)] = r
-            mask[i, : len(r)] = 1
-        feed = {"inputs_embeds": dequantize_q4(self._words[ids]), "attention_mask": mask}
+        embeds, mask = padded_inputs(rows, self.tokenizer.pad, self._words)
+        feed = {"inputs_embeds": embeds, "attention_mask": mask}
         span, answer = self.session.run([SPAN, ANSWER], feed)
         return span[..., 0], span[..., 1], answer
 

@@ -14,12 +14,12 @@ never read here. A question becomes one example over one chunk:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Sequence
 
-from courserag.config.persistence import file_sha256
 from training.reader.sets import Answer, DataPinError, Example
 
 FILES = ("queries.jsonl", "corpus.jsonl")
@@ -33,10 +33,11 @@ def read_syllabusqa(name: str, folder: Path, pinned: dict[str, str]) -> list[Exa
         path = folder / file
         if not path.is_file():
             raise DataPinError(f"{path}: the pinned set {name!r} is not there (set SHARED_EVAL to its folder)")
-        found = file_sha256(path)
+        raw = path.read_bytes()  # hashed and parsed from one read, as sets.read_set does
+        found = hashlib.sha256(raw).hexdigest()
         if found != pinned[file]:
             raise DataPinError(f"{path}: SHA-256 is {found}, but the pins say {pinned[file]}; the set changed")
-        rows[file] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows[file] = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
     chunks = {row["doc_id"]: row for row in rows["corpus.jsonl"]}
     by_title: dict[str, list[dict]] = {}
     for row in rows["corpus.jsonl"]:
