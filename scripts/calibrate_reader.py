@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Choose the reader's answerability threshold on real questions, as fit_refusal.py chooses the
-composer's, and write it into the reader's manifest.
+"""Fit how many of the reader's spans an answer quotes, choose its answerability threshold on
+real questions, as fit_refusal.py chooses the composer's, and write both into the reader's
+manifest.
 
     READER_WEIGHTS=W .venv/bin/python scripts/calibrate_reader.py collect   # ask, keep the rows
     READER_WEIGHTS=W .venv/bin/python scripts/calibrate_reader.py choose [--write]
@@ -9,15 +10,21 @@ composer's, and write it into the reader's manifest.
 and the Wikipedia sets' fitting questions and every fifth of their reported run) through the
 product's own retrieval on the indexes `python -m bench.answers` keeps in EVAL_CACHE, reads the
 retrieved sources with the reader told to answer everything (threshold 0), and keeps for each
-question the reader's answerability probability, whether it is answerable, and whether the
-answer the reader would give is correct (answer_eval's judge and window). A question that
-retrieval or the course codes refuse first is kept as refused whatever the threshold.
+question the reader's answerability probability, whether it is answerable, the sources and
+every window's reading (so the quotes can be composed again), and whether the answer the
+reader would give is correct (answer_eval's judge and window). A question that retrieval or
+the course codes refuse first is kept as refused whatever the threshold.
 
-`choose` picks one operating point on SyllabusQA `val`: the highest threshold at which its
+`choose` first fits the quotes (read.py's `ReadParams`: how many spans, within what margin of
+the best, up to how many words) on the fitting questions (role `fit`: SyllabusQA `train`, the
+Wikipedia sets' questions outside their reported run): the grid point with the highest mean
+correct over those sets whose median answer on each is no longer than the composer's
+(COMPOSER_MEDIAN_WORDS, docs/EVALUATION.md: the issue asks for answers no longer than today's).
+It then picks one operating point on SyllabusQA `val`: the highest threshold at which its
 answerable questions refused stay within fit_refusal's FALSE_REFUSAL_BOUND (the issue's 0.08),
 the point fit_refusal.py chooses the same way, and reports every role of every set at it:
-"no answer" refused, false refusals, correct. `--write` stores it in the manifest beside the
-weights (`calibration`: threshold, where it was chosen, its figures); the weights' SHA-256
+"no answer" refused, false refusals, correct. `--write` stores both in the manifest beside
+the weights (`calibration`: threshold, quotes, where they were chosen, their figures); the weights' SHA-256
 does not cover the manifest, so the file the product checks stays the same.
 """
 
@@ -41,6 +48,15 @@ import fit_refusal  # noqa: E402  (its question selection, engines and operating
 from bench.answers import CACHE  # noqa: E402
 
 ROWS_DIR = Path(os.environ.get("READER_ROWS_DIR", CACHE / "reader_rows"))  # one <set>.jsonl per set
+# The composer's median answer (answer_eval's words) on each set's reported run, docs/EVALUATION.md.
+COMPOSER_MEDIAN_WORDS = {
+    "syllabusqa_dev": 56,
+    "squad_v1_dev": 56,
+    "cmrc2018_dev": 99,
+    "xquad_zh2en_dev": 63,
+    "xquad_en2zh_dev": 108,
+}
+QUOTE_GRID = {"spans": (1, 2, 3, 4), "margin": (1.0, 2.0, 3.0, 5.0, 100.0), "words": (30, 40, 50, 60, 80)}
 
 
 def _weights() -> Path:
@@ -77,12 +93,10 @@ def collect(args) -> int:
 
 
 def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dict:
-    """One question: the reader's answerability and whether its answer would be correct."""
-    from courserag.answers.extractive import render
-    from courserag.answers.extractive.read import compose_read
-    from courserag.answers.wording import _lead
+    """One question: the reader's answerability, its readings, and whether its answer would be
+    correct."""
+    from courserag.answers.extractive.read import compose_readings, read_source
     from courserag.courses.codes import check_codes
-    from courserag.lang.script import script_of
 
     retrieval = engine.retrieve(course.id, q["question"])
     codes = check_codes(retrieval.query.text, course, engine.directory)
@@ -94,17 +108,103 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
     if codes.about_another_course or not retrieval.items:
         row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
         return row
-    said = compose_read(retrieval.query, retrieval.items, reader, 0.0)
+    sources = [s for s in (read_source(item) for item in retrieval.items) if s is not None]
+    readings = reader.read(retrieval.query.text, [s.text for s in sources]) if sources else []
+    row["gold"] = {key: q.get(key) for key in ("question", "answers", "answer_spans", "question_type")}
+    row["wants_list"] = retrieval.query.ask.wants_list
+    row["sources"] = [
+        {"n": s.item.n, "text": s.item.text, "doc_type": s.item.hit.chunk.doc_type, "locator": s.item.hit.chunk.locator}
+        for s in sources
+    ]
+    row["readings"] = [[r.passage, r.start, r.end, r.score, r.answerable] for r in readings]
+    said = compose_readings(sources, readings, row["wants_list"], 0.0)
     features = dict(said.features)
     row.update(refused_by=None, p=features.get("reader_answerable", 0.0), score=features.get("reader_score"))
     if said.refused:  # nothing to quote
         row["refused_by"] = said.reason
         return row
-    text = render(said, _lead(script_of(q["question"]), said))
-    row["words"] = len(ae.words(text))
-    if answerable:
-        row["correct_if_answered"] = ae.judge(q, ae.window(text))
+    row.update(answer_said(row, said, ae))
     return row
+
+
+def answer_said(row: dict, said, ae) -> dict:
+    """The answer's length and, for an answerable question, whether it is correct."""
+    from courserag.answers.extractive import render
+    from courserag.answers.wording import _lead
+    from courserag.lang.script import script_of
+
+    text = render(said, _lead(script_of(row["gold"]["question"]), said))
+    out = {"words": len(ae.words(text))}
+    if row["answerable"]:
+        out["correct_if_answered"] = ae.judge(row["gold"], ae.window(text))
+    return out
+
+
+def recomposed(rows: list[dict], params, ae) -> list[dict]:
+    """The rows with their answers composed again with `params` (threshold 0)."""
+    from courserag.answers.extractive.read import compose_readings, read_source
+    from courserag.reader.reader import Reading
+    from courserag.records import Chunk, ScoredChunk
+    from courserag.retrieval.packing import ContextItem
+
+    out = []
+    for row in rows:
+        if row.get("refused_by") is not None or "readings" not in row:
+            out.append(row)
+            continue
+        items = [
+            ContextItem(
+                s["n"],
+                ScoredChunk(Chunk.make(s["text"], "source", s["locator"], "c", "c", s["doc_type"])),
+                s["text"],
+                0,
+            )
+            for s in row["sources"]
+        ]
+        sources = [read_source(item) for item in items]
+        readings = [Reading(p, start, end, score, chance) for p, start, end, score, chance in row["readings"]]
+        said = compose_readings(sources, readings, row["wants_list"], 0.0, params)
+        out.append({**row, **answer_said(row, said, ae)})
+    return out
+
+
+def quote_figures(rows: list[dict]) -> dict:
+    """Correct with none refused (answerable questions answer_eval scores) and median words."""
+    scored = [r for r in rows if r["answerable"] and r.get("scored", True)]
+    said = [r["words"] for r in rows if "words" in r]
+    return {
+        "correct_answering_all": round(float(np.mean([bool(r.get("correct_if_answered")) for r in scored])), 3)
+        if scored
+        else None,
+        "median_words": float(np.median(said)) if said else None,
+    }
+
+
+def fit_quotes(rows: list[dict], ae):
+    """The grid's ReadParams with the highest mean correct over the fitting sets whose median
+    answer on each stays within the composer's; the default when none does."""
+    import itertools
+
+    from courserag.answers.extractive.read import READ_PARAMS, ReadParams
+
+    fitting: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r["role"] == "fit" and r["set"] in COMPOSER_MEDIAN_WORDS:
+            fitting[r["set"]].append(r)
+    best, best_mean, table = READ_PARAMS, -1.0, []
+    for spans, margin, words in itertools.product(*QUOTE_GRID.values()):
+        params = ReadParams(spans, margin, words)
+        by_set = {name: quote_figures(recomposed(group, params, ae)) for name, group in fitting.items()}
+        short = all(
+            f["median_words"] is None or f["median_words"] <= COMPOSER_MEDIAN_WORDS[n] for n, f in by_set.items()
+        )
+        mean = float(
+            np.mean([f["correct_answering_all"] for f in by_set.values() if f["correct_answering_all"] is not None])
+        )
+        table.append({"params": params.__dict__, "mean_correct": round(mean, 3), "short": short, "by_set": by_set})
+        if short and mean > best_mean:
+            best, best_mean = params, mean
+    return best, table
 
 
 def figures(rows: list[dict], threshold: float) -> dict:
@@ -129,6 +229,10 @@ def choose(args) -> int:
     rows = [json.loads(line) for path in sorted(ROWS_DIR.glob("*.jsonl")) for line in path.open(encoding="utf-8")]
     if not rows:
         raise SystemExit(f"no rows in {ROWS_DIR}: run collect first")
+    ae = fit_refusal._answer_eval()
+    quotes, table = fit_quotes(rows, ae)
+    rows = recomposed(rows, quotes, ae)
+    print(json.dumps({"quotes": quotes.__dict__, "grid": table}), file=open(ROWS_DIR / "quote_grid.json", "w"))
     val = [r for r in rows if r["set"] == "syllabusqa_dev" and r["role"] == "val" and r["answerable"]]
     if not val:
         raise SystemExit("no SyllabusQA val rows to choose the operating point on")
@@ -138,13 +242,17 @@ def choose(args) -> int:
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         groups[f"{r['set']} {r['role']}"].append(r)
-    report = {name: figures(group, threshold) for name, group in sorted(groups.items())}
-    print(json.dumps({"threshold": threshold, "by_set": report}, indent=2))
+    report = {name: {**figures(group, threshold), **quote_figures(group)} for name, group in sorted(groups.items())}
+    print(json.dumps({"threshold": threshold, "quotes": quotes.__dict__, "by_set": report}, indent=2))
     if args.write:
         manifest_path = _weights().with_suffix(".json")
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         manifest["calibration"] = {
             "threshold": threshold,
+            "quotes": quotes.__dict__,
+            "quotes_fitted_on": "the fitting questions (role fit) of "
+            + ", ".join(sorted(COMPOSER_MEDIAN_WORDS))
+            + ": the highest mean correct with each set's median answer no longer than the composer's",
             "chosen_on": "SyllabusQA val: the highest threshold with answerable questions refused "
             f"<= {fit_refusal.FALSE_REFUSAL_BOUND}",
             "figures": report,

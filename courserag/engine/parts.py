@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from courserag.answers.extractive.read import READ_PARAMS, ReadParams
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Settings
 from courserag.courses.directory import CourseDirectory
@@ -66,6 +67,13 @@ class EngineParts:
         if self.settings.reader_threshold is not None:
             return self.settings.reader_threshold
         return self.reader.delta.threshold if self.reader else 0.5
+
+    @property
+    def reader_quotes(self) -> ReadParams:
+        """Which of the reader's spans an answer quotes: those fitted with its weights, else
+        read.py's default."""
+        fitted = self.reader.delta.calibration.get("quotes") if self.reader else None
+        return ReadParams(**fitted) if fitted else READ_PARAMS
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector

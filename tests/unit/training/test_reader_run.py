@@ -147,7 +147,7 @@ def test_the_product_s_onnx_reader_computes_what_the_trained_reader_computes(
     assert np.abs(answer - want.answer_logits.numpy()).max() < tolerance
 
 
-def test_the_product_s_reader_finds_in_each_passage_the_span_the_trained_reader_finds(
+def test_the_product_s_reader_finds_the_span_the_trained_reader_finds(
     runs, e5_file, reader_tokenizer, held_out, tmp_path
 ):
     from courserag.reader.reader import Reader
@@ -158,9 +158,9 @@ def test_the_product_s_reader_finds_in_each_passage_the_span_the_trained_reader_
     examples, data = held_out
     predictions = predict(runs["resumed"].reader, data, reader_tokenizer.pad)
     for example, prediction in zip(examples[:3], predictions[:3]):
-        [reading] = product.read(example.question, [example.context])
-        assert reading.text(example.context) == prediction.span_text
-        assert reading.answerable == pytest.approx(prediction.answer_probability, abs=1e-4)
+        readings = product.read(example.question, [example.context])  # best first
+        assert readings[0].text(example.context) == prediction.span_text
+        assert max(r.answerable for r in readings) == pytest.approx(prediction.answer_probability, abs=1e-4)
 
 
 def test_the_int8_delta_is_a_quarter_of_float32_and_reads_as_the_trained_reader(runs, e5_file, held_out, tmp_path):
