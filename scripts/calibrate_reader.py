@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Fit how many of the reader's spans an answer quotes, choose its answerability threshold on
-real questions, as fit_refusal.py chooses the composer's, and write both into the reader's
-manifest.
+"""Fit how many of the reader's spans an answer quotes and when it refuses, on real questions,
+as fit_refusal.py fits the composer's refusal, and write them into the reader's manifest.
 
     READER_WEIGHTS=W .venv/bin/python scripts/calibrate_reader.py collect   # ask, keep the rows
     READER_WEIGHTS=W .venv/bin/python scripts/calibrate_reader.py choose [--write]
 
 `collect` asks fit_refusal.py's questions (SyllabusQA `train` for fitting, its whole `val`,
-and the Wikipedia sets' fitting questions and every fifth of their reported run) through the
+the Wikipedia sets' fitting questions and every fifth of their reported run, and its
+off-topic pairs: questions asked in a course they are not about, to be refused) through the
 product's own retrieval on the indexes `python -m bench.answers` keeps in EVAL_CACHE, reads the
 retrieved sources with the reader told to answer everything (threshold 0), and keeps for each
 question the reader's answerability probability, whether it is answerable, the sources and
@@ -15,17 +15,21 @@ every window's reading (so the quotes can be composed again), and whether the an
 reader would give is correct (answer_eval's judge and window). A question that retrieval or
 the course codes refuse first is kept as refused whatever the threshold.
 
-`choose` first fits the quotes (read.py's `ReadParams`: how many spans, within what margin of
+`choose` first fits the quotes (read_calibration.py's `ReadParams`: how many spans, within what margin of
 the best, up to how many words) on the fitting questions (role `fit`: SyllabusQA `train`, the
 Wikipedia sets' questions outside their reported run): the grid point with the highest mean
 correct over those sets whose median answer on each is no longer than the composer's
 (COMPOSER_MEDIAN_WORDS, docs/EVALUATION.md: the issue asks for answers no longer than today's).
-It then picks one operating point on SyllabusQA `val`: the highest threshold at which its
+It fits the refusal next (read_calibration.py): a logistic fit of the head's probability and
+of whether the question is asked across languages, on the fitting questions the reader
+decides, each set and off-topic pair weighing alike as in fit_refusal.py. It then picks one
+operating point on that fit's probability on SyllabusQA `val`: the highest threshold at which its
 answerable questions refused stay within fit_refusal's FALSE_REFUSAL_BOUND (the issue's 0.08),
 the point fit_refusal.py chooses the same way, and reports every role of every set at it:
-"no answer" refused, false refusals, correct. `--write` stores both in the manifest beside
-the weights (`calibration`: threshold, quotes, where they were chosen, their figures); the weights' SHA-256
-does not cover the manifest, so the file the product checks stays the same.
+"no answer" refused, false refusals, correct. `--write` stores them in the manifest beside
+the weights (`calibration`: threshold, quotes, refusal, where they were fitted, their
+figures); the weights' SHA-256 does not cover the manifest, so the file the product checks
+stays the same.
 """
 
 from __future__ import annotations
@@ -46,6 +50,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fit_refusal  # noqa: E402  (its question selection, engines and operating point)
 
 from bench.answers import CACHE  # noqa: E402
+from courserag.answers.extractive.read_calibration import ReaderCalibration  # noqa: E402
+
+ANSWER_ALL = ReaderCalibration(threshold=0.0)  # collect: every question the reader reads is answered
 
 ROWS_DIR = Path(os.environ.get("READER_ROWS_DIR", CACHE / "reader_rows"))  # one <set>.jsonl per set
 # The composer's median answer (answer_eval's words) on each set's reported run, docs/EVALUATION.md.
@@ -89,13 +96,34 @@ def collect(args) -> int:
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
                     out.flush()
                 print(f"{name} {role}: {len(questions)} questions in {time.time() - started:.0f}s", file=sys.stderr)
+    if not wanted or "off_topic" in wanted:
+        collect_off_topic(reader, ae)
     return 0
+
+
+def collect_off_topic(reader, ae) -> None:
+    """fit_refusal's questions asked in a course they are not about (its OFF_TOPIC pairs, in
+    both languages and across them): every one must be refused."""
+    with open(ROWS_DIR / "off_topic.jsonl", "w", encoding="utf-8") as out:
+        for asked, host, scope, role, n in fit_refusal.OFF_TOPIC:
+            engine = fit_refusal._engine_for(host, scope)
+            if engine is None:
+                continue
+            courses = fit_refusal._host_courses(host, scope, role)
+            started = time.time()
+            for i, q in enumerate(fit_refusal._foreign_questions(asked, role, n)):
+                course = engine.course(courses[i % len(courses)])
+                q = {**q, "qid": f"{q['qid']}@{course.id}", "answerable": False}
+                row = reader_row(q, "off_topic", role, engine, course, reader, ae)
+                out.write(json.dumps({**row, "kind": fit_refusal._pair(asked, host)}, ensure_ascii=False) + "\n")
+                out.flush()
+            print(f"{asked} in {host} {role}: {n} questions in {time.time() - started:.0f}s", file=sys.stderr)
 
 
 def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dict:
     """One question: the reader's answerability, its readings, and whether its answer would be
     correct."""
-    from courserag.answers.extractive.read import compose_readings, read_source
+    from courserag.answers.extractive.read import across_languages, compose_readings, read_source
     from courserag.courses.codes import check_codes
 
     retrieval = engine.retrieve(course.id, q["question"])
@@ -117,9 +145,10 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
         for s in sources
     ]
     row["readings"] = [[r.passage, r.start, r.end, r.score, r.answerable] for r in readings]
-    said = compose_readings(sources, readings, row["wants_list"], 0.0)
+    said = compose_readings(retrieval.query.text, sources, readings, row["wants_list"], ANSWER_ALL)
     features = dict(said.features)
     row.update(refused_by=None, p=features.get("reader_answerable", 0.0), score=features.get("reader_score"))
+    row["across"] = bool(readings) and across_languages(retrieval.query.text, sources[readings[0].passage])
     if said.refused:  # nothing to quote
         row["refused_by"] = said.reason
         return row
@@ -140,30 +169,47 @@ def answer_said(row: dict, said, ae) -> dict:
     return out
 
 
-def recomposed(rows: list[dict], params, ae) -> list[dict]:
-    """The rows with their answers composed again with `params` (threshold 0)."""
-    from courserag.answers.extractive.read import compose_readings, read_source
-    from courserag.reader.reader import Reading
+def kept_sources(row: dict) -> list:
+    """A row's sources rebuilt as the reader read them (read.py's ReadSource)."""
+    from courserag.answers.extractive.read import read_source
     from courserag.records import Chunk, ScoredChunk
     from courserag.retrieval.packing import ContextItem
 
-    out = []
-    for row in rows:
-        if row.get("refused_by") is not None or "readings" not in row:
-            out.append(row)
-            continue
-        items = [
+    return [
+        read_source(
             ContextItem(
                 s["n"],
                 ScoredChunk(Chunk.make(s["text"], "source", s["locator"], "c", "c", s["doc_type"])),
                 s["text"],
                 0,
             )
-            for s in row["sources"]
-        ]
-        sources = [read_source(item) for item in items]
-        readings = [Reading(p, start, end, score, chance) for p, start, end, score, chance in row["readings"]]
-        said = compose_readings(sources, readings, row["wants_list"], 0.0, params)
+        )
+        for s in row["sources"]
+    ]
+
+
+def kept_readings(row: dict) -> list:
+    from courserag.reader.reader import Reading
+
+    return [Reading(p, start, end, score, chance) for p, start, end, score, chance in row["readings"]]
+
+
+def recomposed(rows: list[dict], params, ae) -> list[dict]:
+    """The rows with their answers composed again with `params` (every question answered)."""
+    from courserag.answers.extractive.read import compose_readings
+
+    out = []
+    for row in rows:
+        if row.get("refused_by") is not None or "readings" not in row:
+            out.append(row)
+            continue
+        said = compose_readings(
+            row["gold"]["question"],
+            kept_sources(row),
+            kept_readings(row),
+            row["wants_list"],
+            ReaderCalibration(0.0, params),
+        )
         out.append({**row, **answer_said(row, said, ae)})
     return out
 
@@ -185,13 +231,13 @@ def fit_quotes(rows: list[dict], ae):
     answer on each stays within the composer's; the default when none does."""
     import itertools
 
-    from courserag.answers.extractive.read import READ_PARAMS, ReadParams
+    from courserag.answers.extractive.read_calibration import ReadParams
 
     fitting: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         if r["role"] == "fit" and r["set"] in COMPOSER_MEDIAN_WORDS:
             fitting[r["set"]].append(r)
-    best, best_mean, table = READ_PARAMS, -1.0, []
+    best, best_mean, table = ReadParams(), -1.0, []
     for spans, margin, words in itertools.product(*QUOTE_GRID.values()):
         params = ReadParams(spans, margin, words)
         by_set = {name: quote_figures(recomposed(group, params, ae)) for name, group in fitting.items()}
@@ -207,13 +253,43 @@ def fit_quotes(rows: list[dict], ae):
     return best, table
 
 
+def fit_refusal_model(rows: list[dict]):
+    """The refusal's logistic fit (read_calibration.REFUSAL_FEATURES) on the fitting rows the
+    reader decides, weighted as fit_refusal.py weighs the composer's: each set and each
+    off-topic pair alike, SyllabusQA's answerable and "no answer" questions half a set each."""
+    from courserag.answers.extractive.logistic import Logistic
+    from courserag.answers.extractive.read_calibration import REFUSAL_FEATURES, refusal_features
+
+    fitting = [r for r in rows if r["role"] == "fit" and r.get("refused_by") is None and "across" in r]
+    x = np.array([[refusal_features(r["p"], r["across"])[f] for f in REFUSAL_FEATURES] for r in fitting])
+    y = np.array([r["answerable"] for r in fitting], dtype=float)
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, r in enumerate(fitting):
+        groups[(fit_refusal._source(r), r["answerable"])].append(i)
+    w = np.zeros(len(fitting))
+    for (name, _), idx in groups.items():
+        share = 0.5 if name == "syllabusqa_dev" or name in fit_refusal._off_topic_pairs() else 1.0
+        w[idx] = share / len(idx)
+    w *= len(fitting) / w.sum()
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    beta = fit_refusal._fit_logistic(np.hstack([np.ones((len(x), 1)), (x - mean) / scale]), y, w)
+    return Logistic(
+        REFUSAL_FEATURES,
+        tuple(mean.round(6)),
+        tuple(scale.round(6)),
+        tuple(beta[1:].round(6)),
+        round(float(beta[0]), 6),
+    )
+
+
 def figures(rows: list[dict], threshold: float) -> dict:
     """What the product does at `threshold`: correct (over the answerable questions
     answer_eval scores, and the "no answer" ones, right when refused), "no answer" refused,
-    answerable refused."""
+    answerable refused. A row's `confidence` (the fitted refusal's) decides, else its `p`."""
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
-    refused = lambda r: r["refused_by"] is not None or r["p"] < threshold  # noqa: E731
+    refused = lambda r: r["refused_by"] is not None or r.get("confidence", r.get("p")) < threshold  # noqa: E731
     correct = [(not refused(r) and bool(r.get("correct_if_answered"))) for r in answerable if r.get("scored", True)]
     correct += [refused(r) for r in unanswerable]
     mean = lambda values: round(float(np.mean(values)), 3) if values else None  # noqa: E731
@@ -233,23 +309,36 @@ def choose(args) -> int:
     quotes, table = fit_quotes(rows, ae)
     rows = recomposed(rows, quotes, ae)
     print(json.dumps({"quotes": quotes.__dict__, "grid": table}), file=open(ROWS_DIR / "quote_grid.json", "w"))
+    from courserag.answers.extractive.read import across_languages
+
+    for r in rows:  # rows collected before `across` was kept
+        if r.get("refused_by") is None and "across" not in r and r.get("readings"):
+            r["across"] = across_languages(r["gold"]["question"], kept_sources(r)[r["readings"][0][0]])
+    refusal = fit_refusal_model(rows)
+    for r in rows:
+        if r.get("refused_by") is None:
+            r["confidence"] = ReaderCalibration(refusal=refusal).confidence(r["p"], r["across"])
     val = [r for r in rows if r["set"] == "syllabusqa_dev" and r["role"] == "val" and r["answerable"]]
     if not val:
         raise SystemExit("no SyllabusQA val rows to choose the operating point on")
-    p = np.array([r.get("p", 0.0) for r in val])
+    p = np.array([r.get("confidence", 0.0) for r in val])
     decides = np.array([r["refused_by"] is None for r in val])
     threshold = fit_refusal.operating_point(p, decides, ~decides, fit_refusal.FALSE_REFUSAL_BOUND)
     groups: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        groups[f"{r['set']} {r['role']}"].append(r)
+    for r in rows:  # off-topic rows by pair: which set's questions in which set's course
+        groups[f"{r['set']} {r['role']}" + (f" ({r['kind']})" if r["set"] == "off_topic" else "")].append(r)
     report = {name: {**figures(group, threshold), **quote_figures(group)} for name, group in sorted(groups.items())}
-    print(json.dumps({"threshold": threshold, "quotes": quotes.__dict__, "by_set": report}, indent=2))
+    summary = {"threshold": threshold, "quotes": quotes.__dict__, "refusal": refusal.to_dict(), "by_set": report}
+    print(json.dumps(summary, indent=2))
     if args.write:
         manifest_path = _weights().with_suffix(".json")
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         manifest["calibration"] = {
             "threshold": threshold,
             "quotes": quotes.__dict__,
+            "refusal": refusal.to_dict(),
+            "refusal_fitted_on": "the fitting questions of every set and off-topic pair, each weighing "
+            "alike, SyllabusQA's answerable and 'no answer' questions half each",
             "quotes_fitted_on": "the fitting questions (role fit) of "
             + ", ".join(sorted(COMPOSER_MEDIAN_WORDS))
             + ": the highest mean correct with each set's median answer no longer than the composer's",

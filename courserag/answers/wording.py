@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from courserag.answers.extractive import Composition, compose, render
-from courserag.answers.extractive.read import ReadParams, compose_read
+from courserag.answers.extractive.read import compose_read
+from courserag.answers.extractive.read_calibration import ReaderCalibration
 from courserag.answers.extractive.recency import say_date
 from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
@@ -44,10 +45,10 @@ def write_extractive(
     similarity: Callable,
     word_vectors: Callable,
     passage_similarity: Callable | None = None,
-    reader: tuple[Reader, float, ReadParams] | None = None,
+    reader: tuple[Reader, ReaderCalibration] | None = None,
 ) -> Reply:
     """Quote the units that answer the question, or refuse and point at the nearest source.
-    Given `reader` (the reader, the probability it answers at, which spans it quotes), its spans choose
+    Given `reader` (the reader and its calibration: when it answers, which spans it quotes), its spans choose
     (read.py); else the extractive composer does."""
     query = retrieval.query
     if reader is not None and not codes.foreign:

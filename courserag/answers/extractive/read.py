@@ -18,27 +18,14 @@ from typing import Sequence
 
 from courserag.answers.extractive.answer_shape import words_in
 from courserag.answers.extractive.candidate import Candidate, Composition
+from courserag.answers.extractive.read_calibration import ReaderCalibration, ReadParams
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.lang.query import Query
+from courserag.lang.script import script_of
 from courserag.reader.reader import Reader, Reading
 from courserag.retrieval.packing import ContextItem
 
 MAX_FACT_WORDS = 12  # a span this short, and shorter than its unit, is said before the quote
-
-
-@dataclass(frozen=True)
-class ReadParams:
-    """Which of the reader's spans an answer quotes beside the best one: at most `spans` in
-    all, each scoring within `margin` of the best, added while the quotes hold fewer than
-    `words` words. Fitted with each reader's weights on the fitting splits and kept in its
-    manifest (scripts/calibrate_reader.py); the default is the point fitted for trial 3."""
-
-    spans: int = 2
-    margin: float = 1.0
-    words: int = 80
-
-
-READ_PARAMS = ReadParams()
 
 
 @dataclass(frozen=True)
@@ -87,7 +74,7 @@ def whole_list(units: Sequence[Unit], chosen: list[int]) -> list[int]:
 
 
 def quoted_units(
-    readings: Sequence[Reading], sources: Sequence[ReadSource], wants_list: bool, params: ReadParams = READ_PARAMS
+    readings: Sequence[Reading], sources: Sequence[ReadSource], wants_list: bool, params: ReadParams
 ) -> list[tuple[int, int]]:
     """(source, unit) places to quote, in answer order: the units of the best reading (its
     whole list when a list is asked for), then those of each next reading within the margin
@@ -114,34 +101,40 @@ def quoted_units(
     return places
 
 
+def across_languages(question: str, source: ReadSource) -> bool:
+    """Whether the question is written in another script than the source it is read in."""
+    return script_of(question) != script_of(source.text)
+
+
 def compose_read(
-    query: Query, items: Sequence[ContextItem], reader: Reader, threshold: float, params: ReadParams = READ_PARAMS
+    query: Query, items: Sequence[ContextItem], reader: Reader, calibration: ReaderCalibration
 ) -> Composition:
     """The units holding the reader's best spans over `items`, or a refusal."""
     sources = [s for s in (read_source(item) for item in items) if s is not None]
     readings = reader.read(query.text, [s.text for s in sources]) if sources else []
-    return compose_readings(sources, readings, query.ask.wants_list, threshold, params)
+    return compose_readings(query.text, sources, readings, query.ask.wants_list, calibration)
 
 
 def compose_readings(
+    question: str,
     sources: Sequence[ReadSource],
     readings: Sequence[Reading],
     wants_list: bool,
-    threshold: float,
-    params: ReadParams = READ_PARAMS,
+    calibration: ReaderCalibration,
 ) -> Composition:
     """What the reader's readings of `sources` (best first) answer, or a refusal."""
     if not readings:
         return Composition((), True, "no_units")
     best = readings[0]
-    chance = max(r.answerable for r in readings)
     source = sources[best.passage]
-    features = (("reader_answerable", chance), ("reader_score", best.score))
-    if chance < threshold:
+    chance = max(r.answerable for r in readings)
+    confidence = calibration.confidence(chance, across_languages(question, source))
+    features = (("reader_answerable", chance), ("reader_confidence", confidence), ("reader_score", best.score))
+    if confidence < calibration.threshold:
         return Composition((), True, "reader", source.item.n, features=features)
-    places = quoted_units(readings, sources, wants_list, params)
+    places = quoted_units(readings, sources, wants_list, calibration.quotes)
     units = tuple(
-        Candidate(sources[p].item.n, sources[p].units[i], frozenset(), 0.0, 0.0, best.score, p=chance)
+        Candidate(sources[p].item.n, sources[p].units[i], frozenset(), 0.0, 0.0, best.score, p=confidence)
         for p, i in places
     )
     span = best.text(source.text)

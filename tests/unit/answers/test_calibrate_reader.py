@@ -99,7 +99,7 @@ def question(set_name: str, answer: str, runner_up_holds_it: bool) -> dict:
 
 
 def test_the_quotes_are_recomposed_from_the_kept_readings(calibrate):
-    from courserag.answers.extractive.read import ReadParams
+    from courserag.answers.extractive.read_calibration import ReadParams
 
     row = question("squad_v1_dev", "20 October", runner_up_holds_it=True)
     [alone] = calibrate.recomposed([row], ReadParams(spans=1), Scorer)
@@ -124,3 +124,31 @@ def test_the_fitted_quotes_take_runner_ups_only_within_the_composer_s_length(
     chosen, table = calibrate.fit_quotes(rows, Scorer)
     assert chosen.spans == spans
     assert [entry["by_set"]["squad_v1_dev"]["correct_answering_all"] for entry in table] == [0.5, 1.0]
+
+
+def refusal_row(set_name: str, answerable: bool, p: float, across: bool, kind: str = "answerable") -> dict:
+    return {
+        "set": set_name,
+        "role": "fit",
+        "kind": kind,
+        "answerable": answerable,
+        "refused_by": None,
+        "p": p,
+        "across": across,
+    }
+
+
+def test_the_fitted_refusal_answers_questions_across_languages_the_head_alone_would_refuse(calibrate):
+    from courserag.answers.extractive.read_calibration import ReaderCalibration
+
+    # in one language the head separates answerable from "no answer" at 0.5; across languages
+    # its answerable questions read 0.2 and the off-topic ones 0.02
+    rows = (
+        [refusal_row("syllabusqa_dev", True, 0.8, False)] * 20
+        + [refusal_row("syllabusqa_dev", False, 0.2, False, "no answer")] * 20
+        + [refusal_row("xquad_zh2en_dev", True, 0.2, True)] * 20
+        + [refusal_row("off_topic", False, 0.02, True, "cmrc2018_dev in syllabusqa_dev")] * 20
+    )
+    calibration = ReaderCalibration(threshold=0.5, refusal=calibrate.fit_refusal_model(rows))
+    assert calibration.confidence(0.2, across=True) >= 0.5 > calibration.confidence(0.02, across=True)
+    assert calibration.confidence(0.8, across=False) >= 0.5 > calibration.confidence(0.2, across=False)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive.read import ReadParams, covered, quoted_units, read_source, whole_list
+from courserag.answers.extractive.read import covered, quoted_units, read_source, whole_list
+from courserag.answers.extractive.read_calibration import ReadParams
 from courserag.answers.extractive.units import Unit
 from courserag.reader.reader import Reading
 from courserag.records import Chunk, ScoredChunk

@@ -106,14 +106,14 @@ def with_quotes(tiny_reader, folder, quotes: dict):
 def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quotes(
     built_sample_data, embedder, tiny_reader, tmp_path
 ):
-    from courserag.answers.extractive.read import ReadParams
+    from courserag.answers.extractive.read_calibration import ReadParams
 
     lines = {}
     fitted = {"one": {"spans": 1, "margin": 0.0, "words": 0}, "many": {"spans": 4, "margin": 1e9, "words": 10**6}}
     for name, quotes in fitted.items():
         weights = with_quotes(tiny_reader, tmp_path / name, quotes)
         engine = engine_with(built_sample_data, embedder, reader_weights=weights, model_cache_dir=tmp_path / "models")
-        assert engine.parts.reader_quotes == ReadParams(**quotes)
+        assert engine.parts.reader_calibration.quotes == ReadParams(**quotes)
         answer = engine.ask("csc3100", "When is the final exam?")
         quoted = " ".join(line.rsplit(" [", 1)[0] for line in answer.answer.splitlines() if line.startswith("- "))
         lines[name] = re.findall(r"\w+", quoted)
