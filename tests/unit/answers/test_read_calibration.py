@@ -9,8 +9,8 @@ import pytest
 
 from courserag.answers.extractive.read_calibration import (
     REFUSAL_FEATURES,
-    ReadParams,
     ReaderCalibration,
+    ReadParams,
     refusal_features,
 )
 
