@@ -2,8 +2,9 @@
 answered about that item, not with the whole list again.
 
 The retriever names the item (`Retrieval.focus`) and its siblings. Of the units the
-composer chose, those that hold the item and none of its siblings are kept; when none
-does, the item itself is quoted from the source that holds it. Pure functions.
+composer or the reader chose, those that hold the item and none of its siblings are kept;
+when none does (or the answer was refused), the item itself is quoted from the source that
+holds it. Pure functions.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from courserag.answers.extractive.units import source_units
 from courserag.lang.textnorm import normalize
 from courserag.retrieval.packing import ContextItem
 
@@ -40,5 +42,12 @@ def about_item(text: str, item: str, siblings: Sequence[str]) -> bool:
 
 
 def source_of(item: str, sources: Sequence[ContextItem]) -> int | None:
-    """The number of the first source that holds the item, or None."""
-    return next((source.n for source in sources if mentions(source.text, item)), None)
+    """The number of the first source that holds the item, in its text or in one of its
+    quotable units (a table row is quoted as its cells beside their headers, as the earlier
+    answer listed it), or None."""
+    return next((source.n for source in sources if mentions(source.text, item) or _in_units(source, item)), None)
+
+
+def _in_units(source: ContextItem, item: str) -> bool:
+    chunk = source.hit.chunk
+    return any(mentions(unit.text, item) for unit in source_units(source.text, chunk.doc_type, chunk.locator))

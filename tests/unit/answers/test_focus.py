@@ -43,3 +43,10 @@ def test_source_of():
     sources = [item(1, "Heaps and tries."), item(2, "There are four cases. RR case: one left rotation at z.")]
     assert source_of("RR case: one left rotation at z", sources) == 2
     assert source_of("Splay trees", sources) is None
+
+
+def test_an_item_listed_as_a_table_row_is_found_in_the_table_that_holds_it():
+    table = "| 项目 | 比例 | 说明 |\n|------|------|------|\n| 平时作业 | 25% | 共 4 次作业 |\n| 期中考试 | 25% | 闭卷 |"
+    sources = [item(1, "期末考试安排见通知。"), item(2, table)]
+    # the earlier answer listed the row as its cells beside their headers
+    assert source_of("期中考试 — 比例: 25%; 说明: 闭卷", sources) == 2
