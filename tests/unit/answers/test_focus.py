@@ -46,7 +46,9 @@ def test_source_of():
 
 
 def test_an_item_listed_as_a_table_row_is_found_in_the_table_that_holds_it():
-    table = "| 项目 | 比例 | 说明 |\n|------|------|------|\n| 平时作业 | 25% | 共 4 次作业 |\n| 期中考试 | 25% | 闭卷 |"
+    table = (
+        "| 项目 | 比例 | 说明 |\n|------|------|------|\n| 平时作业 | 25% | 共 4 次作业 |\n| 期中考试 | 25% | 闭卷 |"
+    )
     sources = [item(1, "期末考试安排见通知。"), item(2, table)]
     # the earlier answer listed the row as its cells beside their headers
     assert source_of("期中考试 — 比例: 25%; 说明: 闭卷", sources) == 2
