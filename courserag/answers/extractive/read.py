@@ -7,8 +7,10 @@ answer quotes the units of the best span, with the span itself said first as the
 it is a short part of them (a date, a name, a number), then those of the next best spans
 that score nearly as well, while the quotes are short (`ReadParams`, fitted with the
 weights by scripts/calibrate_reader.py): a second reading costs the learner a line, a wrong single
-one costs the answer. When no window's answerability probability reaches the threshold, the
-question is refused and the source read best is offered as a place to look.
+one costs the answer. A dated statement of a change that the reader reads as an answer too,
+newer than the best span's source, is quoted first (`newer_lead`). When the calibrated
+confidence (read_calibration.py) is below the threshold, the question is refused and the
+source read best is offered as a place to look.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Sequence
 from courserag.answers.extractive.answer_shape import words_in
 from courserag.answers.extractive.candidate import Candidate, Composition
 from courserag.answers.extractive.read_calibration import ReaderCalibration, ReadParams
+from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.lang.query import Query
 from courserag.lang.script import script_of
@@ -101,6 +104,40 @@ def quoted_units(
     return places
 
 
+Date = tuple[int, int, int]
+
+
+def _statement(reading: Reading, sources: Sequence[ReadSource]) -> tuple[str, str]:
+    """(the source's whole text, the text of the units holding the reading's span)."""
+    source = sources[reading.passage]
+    units = covered(source.offsets, reading.start, reading.end)
+    return source.item.text, " ".join(source.units[i].text for i in units)
+
+
+def newer_lead(
+    readings: Sequence[Reading], sources: Sequence[ReadSource], margin: float
+) -> tuple[list[Reading], Date | None]:
+    """The readings with a dated statement of a change first (recency.py), and its date, when
+    the reader reads it as an answer too (its span within `margin` of the best) and it is newer
+    than what the best span's source says: a later notice moving the exam outranks the
+    syllabus, while a notice about something else (a review session) is not read as the exam's
+    answer, so it does not. Otherwise the readings as they are, and None."""
+    best = readings[0]
+    best_date = issued(*_statement(best, sources))
+    rivals = []
+    for reading in readings[1:]:
+        if reading.score < best.score - margin:
+            break
+        text, quote = _statement(reading, sources)
+        date = issued(text, quote) if states_change(quote) else None
+        if date is not None and (best_date is None or date > best_date):
+            rivals.append((date, reading.score, reading))
+    if not rivals:
+        return list(readings), None
+    date, _, lead = max(rivals, key=lambda rival: rival[:2])
+    return [lead, *(r for r in readings if r is not lead)], date
+
+
 def across_languages(question: str, source: ReadSource) -> bool:
     """Whether the question is written in another script than the source it is read in."""
     return script_of(question) != script_of(source.text)
@@ -125,9 +162,10 @@ def compose_readings(
     """What the reader's readings of `sources` (best first) answer, or a refusal."""
     if not readings:
         return Composition((), True, "no_units")
+    chance = max(r.answerable for r in readings)
+    readings, newer = newer_lead(readings, sources, calibration.quotes.margin)
     best = readings[0]
     source = sources[best.passage]
-    chance = max(r.answerable for r in readings)
     confidence = calibration.confidence(chance, across_languages(question, source))
     features = (("reader_answerable", chance), ("reader_confidence", confidence), ("reader_score", best.score))
     if confidence < calibration.threshold:
@@ -141,5 +179,11 @@ def compose_readings(
     quoted = " ".join(c.unit.text for c in units if c.n == source.item.n)
     fact = span if span and words_in(span) <= MAX_FACT_WORDS and words_in(span) < words_in(quoted) else None
     return Composition(
-        units, False, features=features, fact=fact, fact_n=source.item.n if fact else None, wants_list=wants_list
+        units,
+        False,
+        newer=newer,
+        features=features,
+        fact=fact,
+        fact_n=source.item.n if fact else None,
+        wants_list=wants_list,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive.read import covered, quoted_units, read_source, whole_list
+from courserag.answers.extractive.read import covered, newer_lead, quoted_units, read_source, whole_list
 from courserag.answers.extractive.read_calibration import ReadParams
 from courserag.answers.extractive.units import Unit
 from courserag.reader.reader import Reading
@@ -109,3 +109,35 @@ def test_a_list_asked_for_is_quoted_whole_before_any_runner_up():
     readings = [reading(0, sources[0], items[1], 9.0), reading(1, sources[1], 0, 8.5)]
     places = quoted_units(readings, sources, wants_list=True, params=ReadParams(spans=1))
     assert places == [(0, i) for i in items]
+
+
+SYLLABUS = "Final exam: Tuesday 2026-12-15, 09:00-12:00, in the sports hall."
+MOVED = "[2026-12-01] Exam update\nThe final exam has moved to Wednesday 2026-12-16, 09:00-12:00."
+REVIEW = "[2026-12-01] Review session\nThe final exam review session has MOVED to Saturday 2026-12-12."
+OLDER = "[2026-09-01] Exam plan\nThe final exam has moved to Monday 2026-12-14."
+UNDATED = "Update\nThe final exam has moved to Thursday 2026-12-17."
+
+
+@pytest.mark.parametrize(
+    ("rival", "rival_score", "lead", "newer"),
+    [
+        (MOVED, 8.5, 1, (2026, 12, 1)),  # a later notice of a change, read as an answer too: first
+        (REVIEW, 5.0, 0, None),  # a notice the reader does not read as the answer (outside the margin)
+        (UNDATED, 8.5, 0, None),  # a change without a date is not known to be newer
+    ],
+)
+def test_a_newer_notice_leads_only_when_the_reader_reads_it_as_an_answer(rival, rival_score, lead, newer):
+    sources = sources_of(SYLLABUS, rival)
+    readings = [reading(0, sources[0], 0, 9.0), reading(1, sources[1], len(sources[1].units) - 1, rival_score)]
+    ordered, date = newer_lead(readings, sources, margin=1.0)
+    assert (ordered[0].passage, date) == (lead, newer)
+
+
+def test_a_notice_is_not_overruled_by_an_older_one():
+    sources = sources_of(MOVED, OLDER)
+    readings = [
+        reading(0, sources[0], len(sources[0].units) - 1, 9.0),
+        reading(1, sources[1], len(sources[1].units) - 1, 8.9),
+    ]
+    ordered, date = newer_lead(readings, sources, margin=1.0)
+    assert (ordered[0].passage, date) == (0, None)
