@@ -29,6 +29,7 @@ from courserag.reader.reader import Reader, Reading
 from courserag.retrieval.packing import ContextItem
 
 MAX_FACT_WORDS = 12  # a span this short, and shorter than its unit, is said before the quote
+Date = tuple[int, int, int]  # a notice's (year, month, day): recency.issued
 
 
 @dataclass(frozen=True)
@@ -102,9 +103,6 @@ def quoted_units(
             places += new
             words += sum(words_in(sources[p].units[i].text) for p, i in new)
     return places
-
-
-Date = tuple[int, int, int]
 
 
 def _statement(reading: Reading, sources: Sequence[ReadSource]) -> tuple[str, str]:
