@@ -123,7 +123,7 @@ def collect_off_topic(reader, ae) -> None:
 def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dict:
     """One question: the reader's answerability, its readings, and whether its answer would be
     correct."""
-    from courserag.answers.extractive.read import across_languages, compose_readings, read_source
+    from courserag.answers.extractive.read import compose_readings, read_source
     from courserag.courses.codes import check_codes
 
     retrieval = engine.retrieve(course.id, q["question"])
@@ -148,7 +148,6 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
     said = compose_readings(retrieval.query.text, sources, readings, row["wants_list"], ANSWER_ALL)
     features = dict(said.features)
     row.update(refused_by=None, p=features.get("reader_answerable", 0.0), score=features.get("reader_score"))
-    row["across"] = bool(readings) and across_languages(retrieval.query.text, sources[readings[0].passage])
     if said.refused:  # nothing to quote
         row["refused_by"] = said.reason
         return row
@@ -311,8 +310,8 @@ def choose(args) -> int:
     print(json.dumps({"quotes": quotes.__dict__, "grid": table}), file=open(ROWS_DIR / "quote_grid.json", "w"))
     from courserag.answers.extractive.read import across_languages
 
-    for r in rows:  # rows collected before `across` was kept
-        if r.get("refused_by") is None and "across" not in r and r.get("readings"):
+    for r in rows:  # derived from the kept readings, as compose_readings derives it
+        if r.get("refused_by") is None and r.get("readings"):
             r["across"] = across_languages(r["gold"]["question"], kept_sources(r)[r["readings"][0][0]])
     refusal = fit_refusal_model(rows)
     for r in rows:
