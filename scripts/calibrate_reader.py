@@ -193,22 +193,34 @@ def kept_readings(row: dict) -> list:
     return [Reading(p, start, end, score, chance) for p, start, end, score, chance in row["readings"]]
 
 
+def read_back(rows: list[dict]) -> list[tuple[dict, tuple[list, list] | None]]:
+    """Each row with its sources and readings rebuilt once (None: the reader did not decide it)."""
+    return [
+        (
+            row,
+            None
+            if row.get("refused_by") is not None or "readings" not in row
+            else (kept_sources(row), kept_readings(row)),
+        )
+        for row in rows
+    ]
+
+
 def recomposed(rows: list[dict], params, ae) -> list[dict]:
     """The rows with their answers composed again with `params` (every question answered)."""
+    return composed_again(read_back(rows), params, ae)
+
+
+def composed_again(read: list[tuple[dict, tuple[list, list] | None]], params, ae) -> list[dict]:
+    """`recomposed` over rows already read back, so a grid rebuilds no source."""
     from courserag.answers.extractive.read import compose_readings
 
     out = []
-    for row in rows:
-        if row.get("refused_by") is not None or "readings" not in row:
+    for row, kept in read:
+        if kept is None:
             out.append(row)
             continue
-        said = compose_readings(
-            row["gold"]["question"],
-            kept_sources(row),
-            kept_readings(row),
-            row["wants_list"],
-            ReaderCalibration(0.0, params),
-        )
+        said = compose_readings(row["gold"]["question"], *kept, row["wants_list"], ReaderCalibration(0.0, params))
         out.append({**row, **answer_said(row, said, ae)})
     return out
 
@@ -236,10 +248,11 @@ def fit_quotes(rows: list[dict], ae):
     for r in rows:
         if r["role"] == "fit" and r["set"] in COMPOSER_MEDIAN_WORDS:
             fitting[r["set"]].append(r)
+    read = {name: read_back(group) for name, group in fitting.items()}
     best, best_mean, table = ReadParams(), -1.0, []
     for spans, margin, words in itertools.product(*QUOTE_GRID.values()):
         params = ReadParams(spans, margin, words)
-        by_set = {name: quote_figures(recomposed(group, params, ae)) for name, group in fitting.items()}
+        by_set = {name: quote_figures(composed_again(group, params, ae)) for name, group in read.items()}
         short = all(
             f["median_words"] is None or f["median_words"] <= COMPOSER_MEDIAN_WORDS[n] for n, f in by_set.items()
         )
@@ -306,13 +319,15 @@ def choose(args) -> int:
         raise SystemExit(f"no rows in {ROWS_DIR}: run collect first")
     ae = fit_refusal._answer_eval()
     quotes, table = fit_quotes(rows, ae)
-    rows = recomposed(rows, quotes, ae)
+    read = read_back(rows)
+    rows = composed_again(read, quotes, ae)
     print(json.dumps({"quotes": quotes.__dict__, "grid": table}), file=open(ROWS_DIR / "quote_grid.json", "w"))
     from courserag.answers.extractive.read import across_languages
 
-    for r in rows:  # derived from the kept readings, as compose_readings derives it
-        if r.get("refused_by") is None and r.get("readings"):
-            r["across"] = across_languages(r["gold"]["question"], kept_sources(r)[r["readings"][0][0]])
+    for r, (_, kept) in zip(rows, read):  # derived from the kept readings, as compose_readings derives it
+        if kept is not None and kept[1]:
+            sources, readings = kept
+            r["across"] = across_languages(r["gold"]["question"], sources[readings[0].passage])
     refusal = fit_refusal_model(rows)
     for r in rows:
         if r.get("refused_by") is None:

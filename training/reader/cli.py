@@ -4,6 +4,7 @@ train    --out RUN [--sets a,b] [--steps N] [--max-examples N] [--trainable-laye
 train    --out RUN --resume             continue RUN from its newest checkpoint, its own settings
 evaluate --run RUN | --delta FILE       exact match, F1, answerability on the held-out part
 export   --run RUN --out FILE.safetensors [--dtype float16]
+compare  A B [--tolerance 0.01]         whether two checkpoints or deltas reproduce each other
 windows  [--sets a,b]                   how many windows the training parts yield
 """
 
@@ -85,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     card.add_argument("--scores", type=Path, help="evaluate's JSON of the same weights")
     card.add_argument("--out", type=Path, required=True, help="the card (Markdown)")
     card.set_defaults(command=_card)
+
+    compare = commands.add_parser("compare", help="whether two checkpoints or exported deltas hold the same weights")
+    compare.add_argument("a", type=Path, help="a checkpoint (.pt) or an exported delta (.safetensors)")
+    compare.add_argument("b", type=Path)
+    compare.add_argument("--tolerance", type=float, help="largest difference as a share of a tensor's magnitude")
+    compare.set_defaults(command=_compare)
 
     windows = commands.add_parser("windows", help="count the windows the training parts yield")
     windows.add_argument("--sets")
@@ -234,6 +241,15 @@ def _card(args) -> int:
     args.out.write_text(model_card(read_delta(args.delta).manifest, scores), encoding="utf-8")
     print(json.dumps({"card": str(args.out)}))
     return 0
+
+
+def _compare(args) -> int:
+    from training.reader.compare import TOLERANCE, compare_weights, load_weights
+
+    tolerance = TOLERANCE if args.tolerance is None else args.tolerance
+    comparison = compare_weights(load_weights(args.a), load_weights(args.b))
+    print(json.dumps({"a": str(args.a), "b": str(args.b), **comparison.summary(tolerance)}, indent=2))
+    return 0 if comparison.within(tolerance) else 1
 
 
 def _windows(args) -> int:

@@ -185,3 +185,19 @@ def test_the_trained_reader_is_scored_per_set(runs, reader_tokenizer, held_out):
     assert list(scores) == [*SETS, "all"]
     assert scores["all"]["questions"] == len(examples) == 6
     assert all(0 <= scores["all"][k] <= 1 for k in ("em", "f1", "span_f1", "answerability_accuracy"))
+
+
+def test_compare_finds_a_resumed_run_reproduces_the_unbroken_one_and_an_earlier_step_does_not(runs, tmp_path, capsys):
+    from training.reader.cli import main
+
+    broken, unbroken = (checkpoints.latest(runs["folder"] / name) for name in ("broken", "unbroken"))
+    assert main(["compare", str(broken), str(unbroken)]) == 0
+    assert json.loads(capsys.readouterr().out)["identical"] is True
+    earlier = checkpoints.checkpoints(runs["run"])[0]
+    assert main(["compare", str(earlier), str(unbroken)]) == 1
+    assert json.loads(capsys.readouterr().out)["within_tolerance"] is False
+    small = tmp_path / "i8" / "reader.safetensors"
+    export_delta(runs["run"], small, "int8")  # rows rounded to 1/127 of their largest entry: within 1%
+    assert main(["compare", str(small), str(unbroken)]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["identical"] is False and 0 < said["worst"]["relative"] <= 0.01
