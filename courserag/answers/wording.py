@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from courserag.answers.extractive import Composition, compose, render
-from courserag.answers.extractive.read import compose_read
-from courserag.answers.extractive.read_calibration import ReaderCalibration
+from courserag.answers.extractive.read import ReadingAnswerer
 from courserag.answers.extractive.recency import say_date
 from courserag.answers.focus import about_item, source_of
 from courserag.courses.codes import CodeCheck, own_codes
@@ -22,7 +21,6 @@ from courserag.courses.facts import person_names
 from courserag.i18n.locators import say_locator
 from courserag.i18n.messages import Notice
 from courserag.lang.script import script_of
-from courserag.reader.reader import Reader
 from courserag.results import Retrieval
 
 
@@ -45,14 +43,14 @@ def write_extractive(
     similarity: Callable,
     word_vectors: Callable,
     passage_similarity: Callable | None = None,
-    reader: tuple[Reader, ReaderCalibration] | None = None,
+    reading: ReadingAnswerer | None = None,
 ) -> Reply:
     """Quote the units that answer the question, or refuse and point at the nearest source.
-    Given `reader` (the reader and its calibration: when it answers, which spans it quotes), its spans choose
-    (read.py); else the extractive composer does."""
+    Given `reading` (the trained reader with its calibration), its spans choose (read.py);
+    else the extractive composer does."""
     query = retrieval.query
-    if reader is not None and not codes.foreign:
-        composition = compose_read(query, retrieval.items, *reader)
+    if reading is not None and not codes.foreign:
+        composition = reading.compose(query, retrieval.items)
     else:
         composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
     focused = _on_focus(query.reply_language, composition, retrieval) if retrieval.focus else None

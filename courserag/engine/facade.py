@@ -177,8 +177,8 @@ class RagEngine:
         self.embedder.embed_query("warm up")
         word_tokens("预热")
         load_dictionary()
-        if self.parts.reader is not None:
-            self.parts.reader.read("warm up", ["warm up"])
+        if self.parts.reading is not None:
+            self.parts.reading.reader.read("warm up", ["warm up"])
 
     # -- uploads (UploadService) ----------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from courserag.answers.extractive.read import ReadingAnswerer
 from courserag.answers.extractive.read_calibration import ReaderCalibration
 from courserag.answers.llm import ChatAnswerer
 from courserag.config.settings import Settings
@@ -47,26 +48,22 @@ class EngineParts:
     # Whole passages read again (answers/extractive/reread.py), kept apart: a question's few
     # runs seldom recur, and beside the units they would push a course's units out.
     passage_vectors: GroupVectors | None = field(default=None, repr=False)
-    # The trained reader (settings.reader_weights): built here, so a missing or altered
-    # weight file stops the engine at start with its name.
-    reader: Reader | None = field(default=None, repr=False)
+    # The trained reader's answer (settings.reader_weights): built here with the calibration
+    # fitted with its weights (READER_THRESHOLD overriding the threshold), so a missing or
+    # altered weight file stops the engine at start with its name.
+    reading: ReadingAnswerer | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.reader is None and self.settings.reader_weights is not None:
-            self.reader = Reader(
+        if self.reading is None and self.settings.reader_weights is not None:
+            reader = Reader(
                 self.settings.reader_weights, cache_dir=self.settings.models_dir(), threads=self.settings.cpu_threads
             )
+            calibration = ReaderCalibration.from_manifest(reader.delta.calibration, self.settings.reader_threshold)
+            self.reading = ReadingAnswerer(reader, calibration)
         if self.unit_vectors is None:
             self.unit_vectors = GroupVectors(self.settings.unit_vector_cache, self.settings.unit_token_cache)
         if self.passage_vectors is None:
             self.passage_vectors = GroupVectors(PASSAGE_VECTORS, PASSAGE_TOKENS)
-
-    @property
-    def reader_calibration(self) -> ReaderCalibration:
-        """The reader's operating point: fitted with its weights, the threshold overridden by
-        READER_THRESHOLD when set."""
-        fitted = self.reader.delta.calibration if self.reader else {}
-        return ReaderCalibration.from_manifest(fitted, self.settings.reader_threshold)
 
     def unit_similarity(self, query: Query):
         """The extractive composer's unit similarity for one embedded question (its vector

@@ -128,5 +128,5 @@ class AnswerRouter:
             self.parts.unit_similarity(retrieval.query),
             self.parts.embedder.word_vectors,
             self.parts.passage_similarity(retrieval.query),
-            (self.parts.reader, self.parts.reader_calibration) if self.parts.reader else None,
+            self.parts.reading,
         )

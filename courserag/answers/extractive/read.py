@@ -141,13 +141,19 @@ def across_languages(question: str, source: ReadSource) -> bool:
     return script_of(question) != script_of(source.text)
 
 
-def compose_read(
-    query: Query, items: Sequence[ContextItem], reader: Reader, calibration: ReaderCalibration
-) -> Composition:
-    """The units holding the reader's best spans over `items`, or a refusal."""
-    sources = [s for s in (read_source(item) for item in items) if s is not None]
-    readings = reader.read(query.text, [s.text for s in sources]) if sources else []
-    return compose_readings(query.text, sources, readings, query.ask.wants_list, calibration)
+@dataclass(frozen=True)
+class ReadingAnswerer:
+    """The reader's answer as one component: built once with the trained reader and the
+    calibration fitted with its weights, called with a question and its evidence."""
+
+    reader: Reader
+    calibration: ReaderCalibration
+
+    def compose(self, query: Query, items: Sequence[ContextItem]) -> Composition:
+        """The units holding the reader's best spans over `items`, or a refusal."""
+        sources = [s for s in (read_source(item) for item in items) if s is not None]
+        readings = self.reader.read(query.text, [s.text for s in sources]) if sources else []
+        return compose_readings(query.text, sources, readings, query.ask.wants_list, self.calibration)
 
 
 def compose_readings(

@@ -85,7 +85,9 @@ def test_warming_up_converts_the_reader_before_the_first_question(built_sample_d
     engine = engine_with(built_sample_data, embedder, reader_weights=tiny_reader, model_cache_dir=tmp_path)
     assert not list(tmp_path.glob("reader-*/reader-int8.onnx"))
     engine.warm_up()
-    assert len(list(tmp_path.glob("reader-*/reader-int8.onnx"))) == 1 and engine.parts.reader._session is not None
+    assert (
+        len(list(tmp_path.glob("reader-*/reader-int8.onnx"))) == 1 and engine.parts.reading.reader._session is not None
+    )
 
 
 def with_quotes(tiny_reader, folder, quotes: dict):
@@ -113,7 +115,7 @@ def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quot
     for name, quotes in fitted.items():
         weights = with_quotes(tiny_reader, tmp_path / name, quotes)
         engine = engine_with(built_sample_data, embedder, reader_weights=weights, model_cache_dir=tmp_path / "models")
-        assert engine.parts.reader_calibration.quotes == ReadParams(**quotes)
+        assert engine.parts.reading.calibration.quotes == ReadParams(**quotes)
         answer = engine.ask("csc3100", "When is the final exam?")
         quoted = " ".join(line.rsplit(" [", 1)[0] for line in answer.answer.splitlines() if line.startswith("- "))
         lines[name] = re.findall(r"\w+", quoted)
