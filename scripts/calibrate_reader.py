@@ -11,12 +11,14 @@ off-topic pairs: questions asked in a course they are not about, to be refused) 
 product's own retrieval on the indexes `python -m bench.answers` keeps in EVAL_CACHE, reads the
 retrieved sources with the reader told to answer everything (threshold 0), and keeps for each
 question the reader's answerability probability, whether it is answerable, the sources and
-every window's reading (so the quotes can be composed again), and whether the answer the
+every window's reading and each unit's E5 cosine with the question, as the product measures
+it (so the quotes can be composed again), and whether the answer the
 reader would give is correct (answer_eval's judge and window). A question that retrieval or
 the course codes refuse first is kept as refused whatever the threshold.
 
-`choose` first fits the quotes (read_calibration.py's `ReadParams`: how many spans, within what margin of
-the best, up to how many words) on the fitting questions (role `fit`: SyllabusQA `train`, the
+`choose` first fits the quotes (read_calibration.py's `ReadParams`: how many spans, within
+what margin of the best, up to how many words, and how much E5's cosine adds to a span's
+score) on the fitting questions (role `fit`: SyllabusQA `train`, the
 Wikipedia sets' questions outside their reported run): the grid point with the highest mean
 correct over those sets whose median answer on each is no longer than the composer's
 (COMPOSER_MEDIAN_WORDS, docs/EVALUATION.md: the issue asks for answers no longer than today's).
@@ -63,7 +65,12 @@ COMPOSER_MEDIAN_WORDS = {
     "xquad_zh2en_dev": 63,
     "xquad_en2zh_dev": 108,
 }
-QUOTE_GRID = {"spans": (1, 2, 3, 4), "margin": (1.0, 2.0, 3.0, 5.0, 100.0), "words": (30, 40, 50, 60, 80)}
+QUOTE_GRID = {
+    "spans": (1, 2, 3, 4),
+    "margin": (1.0, 2.0, 3.0, 5.0, 100.0),
+    "words": (30, 40, 50, 60, 80),
+    "similarity": (0.0, 50.0, 100.0, 200.0),  # logits a unit of E5's cosine adds to a span's score
+}
 
 
 def _weights() -> Path:
@@ -125,6 +132,7 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
     correct."""
     from courserag.answers.extractive.read import compose_readings, read_source
     from courserag.courses.codes import check_codes
+    from courserag.embedders.groups import meaning_of
 
     retrieval = engine.retrieve(course.id, q["question"])
     codes = check_codes(retrieval.query.text, course, engine.directory)
@@ -140,8 +148,15 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
     readings = reader.read(retrieval.query.text, [s.text for s in sources]) if sources else []
     row["gold"] = {key: q.get(key) for key in ("question", "answers", "answer_spans", "question_type")}
     row["wants_list"] = retrieval.query.ask.wants_list
+    similarity = engine.parts.unit_similarity(retrieval.query)  # E5's cosines, as the product measures them
     row["sources"] = [
-        {"n": s.item.n, "text": s.item.text, "doc_type": s.item.hit.chunk.doc_type, "locator": s.item.hit.chunk.locator}
+        {
+            "n": s.item.n,
+            "text": s.item.text,
+            "doc_type": s.item.hit.chunk.doc_type,
+            "locator": s.item.hit.chunk.locator,
+            "meanings": [round(float(m), 5) for m in meaning_of(similarity([u.text for u in s.units]))],
+        }
         for s in sources
     ]
     row["readings"] = [[r.passage, r.start, r.end, r.score, r.answerable] for r in readings]
@@ -162,7 +177,8 @@ def answer_said(row: dict, said, ae) -> dict:
     from courserag.lang.script import script_of
 
     text = render(said, _lead(script_of(row["gold"]["question"]), said))
-    out = {"words": len(ae.words(text))}
+    # the refusal's language situation, read on the source the answer leads with
+    out = {"words": len(ae.words(text)), "across": bool(dict(said.features)["reader_across"])}
     if row["answerable"]:
         out["correct_if_answered"] = ae.judge(row["gold"], ae.window(text))
     return out
@@ -193,14 +209,21 @@ def kept_readings(row: dict) -> list:
     return [Reading(p, start, end, score, chance) for p, start, end, score, chance in row["readings"]]
 
 
-def read_back(rows: list[dict]) -> list[tuple[dict, tuple[list, list] | None]]:
-    """Each row with its sources and readings rebuilt once (None: the reader did not decide it)."""
+def kept_meanings(row: dict) -> list | None:
+    """E5's cosines of the question with each source's units, as collected (None: not kept)."""
+    meanings = [s.get("meanings") for s in row["sources"]]
+    return None if any(m is None for m in meanings) else meanings
+
+
+def read_back(rows: list[dict]) -> list[tuple[dict, tuple[list, list, list | None] | None]]:
+    """Each row with its sources, readings and units' cosines rebuilt once (None: the reader
+    did not decide it)."""
     return [
         (
             row,
             None
             if row.get("refused_by") is not None or "readings" not in row
-            else (kept_sources(row), kept_readings(row)),
+            else (kept_sources(row), kept_readings(row), kept_meanings(row)),
         )
         for row in rows
     ]
@@ -211,7 +234,7 @@ def recomposed(rows: list[dict], params, ae) -> list[dict]:
     return composed_again(read_back(rows), params, ae)
 
 
-def composed_again(read: list[tuple[dict, tuple[list, list] | None]], params, ae) -> list[dict]:
+def composed_again(read: list[tuple[dict, tuple[list, list, list | None] | None]], params, ae) -> list[dict]:
     """`recomposed` over rows already read back, so a grid rebuilds no source."""
     from courserag.answers.extractive.read import compose_readings
 
@@ -220,7 +243,10 @@ def composed_again(read: list[tuple[dict, tuple[list, list] | None]], params, ae
         if kept is None:
             out.append(row)
             continue
-        said = compose_readings(row["gold"]["question"], *kept, row["wants_list"], ReaderCalibration(0.0, params))
+        sources, readings, meanings = kept
+        said = compose_readings(
+            row["gold"]["question"], sources, readings, row["wants_list"], ReaderCalibration(0.0, params), meanings
+        )
         out.append({**row, **answer_said(row, said, ae)})
     return out
 
@@ -250,8 +276,8 @@ def fit_quotes(rows: list[dict], ae):
             fitting[r["set"]].append(r)
     read = {name: read_back(group) for name, group in fitting.items()}
     best, best_mean, table = ReadParams(), -1.0, []
-    for spans, margin, words in itertools.product(*QUOTE_GRID.values()):
-        params = ReadParams(spans, margin, words)
+    for point in itertools.product(*QUOTE_GRID.values()):
+        params = ReadParams(**dict(zip(QUOTE_GRID, point)))
         by_set = {name: quote_figures(composed_again(group, params, ae)) for name, group in read.items()}
         short = all(
             f["median_words"] is None or f["median_words"] <= COMPOSER_MEDIAN_WORDS[n] for n, f in by_set.items()
@@ -322,12 +348,6 @@ def choose(args) -> int:
     read = read_back(rows)
     rows = composed_again(read, quotes, ae)
     print(json.dumps({"quotes": quotes.__dict__, "grid": table}), file=open(ROWS_DIR / "quote_grid.json", "w"))
-    from courserag.answers.extractive.read import across_languages
-
-    for r, (_, kept) in zip(rows, read):  # derived from the kept readings, as compose_readings derives it
-        if kept is not None and kept[1]:
-            sources, readings = kept
-            r["across"] = across_languages(r["gold"]["question"], sources[readings[0].passage])
     refusal = fit_refusal_model(rows)
     for r in rows:
         if r.get("refused_by") is None:

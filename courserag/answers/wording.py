@@ -50,7 +50,7 @@ def write_extractive(
     else the extractive composer does."""
     query = retrieval.query
     if reading is not None and not codes.foreign:
-        composition = reading.compose(query, retrieval.items)
+        composition = reading.compose(query, retrieval.items, similarity)
     else:
         composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
     focused = _on_focus(query.reply_language, composition, retrieval) if retrieval.focus else None

@@ -34,6 +34,11 @@ class UnitMatches(NamedTuple):
     tokens: np.ndarray | None  # each unit's `token_match` (None: the embedder gives no token states)
 
 
+def meaning_of(found: UnitMatches | np.ndarray) -> np.ndarray:
+    """The cosines of a `similarity` call's result (a test may give them bare)."""
+    return found.meaning if isinstance(found, UnitMatches) else np.asarray(found)
+
+
 class Group(NamedTuple):
     """One group's passage vectors and, when the embedder gives them, token states."""
 

@@ -52,7 +52,7 @@ from courserag.answers.extractive.unit_model import UnitFacts, UnitModel, shippe
 from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.courses.facts import DIRECTORY_DOC_TYPE
-from courserag.embedders.groups import UnitMatches
+from courserag.embedders.groups import UnitMatches, meaning_of
 from courserag.lang.intent import Ask
 from courserag.lang.query import Query
 from courserag.retrieval.packing import ContextItem
@@ -200,7 +200,7 @@ def _margins(
         if not group:
             continue
         found = similarity([u.text for u in group])
-        meaning, matched = (found.meaning, found.tokens) if isinstance(found, UnitMatches) else (found, None)
+        meaning, matched = meaning_of(found), found.tokens if isinstance(found, UnitMatches) else None
         margins.extend(float(s) - floor for s in meaning)
         tokens.extend([float(t) for t in matched] if matched is not None else [None] * len(group))
     return margins, tokens

@@ -15,14 +15,17 @@ source read best is offered as a place to look.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+import numpy as np
 
 from courserag.answers.extractive.answer_shape import words_in
 from courserag.answers.extractive.candidate import Candidate, Composition
 from courserag.answers.extractive.read_calibration import ReaderCalibration, ReadParams
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.units import Unit, source_units
+from courserag.embedders.groups import UnitMatches, meaning_of
 from courserag.lang.query import Query
 from courserag.lang.script import script_of
 from courserag.reader.reader import Reader, Reading
@@ -30,6 +33,7 @@ from courserag.retrieval.packing import ContextItem
 
 MAX_FACT_WORDS = 12  # a span this short, and shorter than its unit, is said before the quote
 Date = tuple[int, int, int]  # a notice's (year, month, day): recency.issued
+Similarity = Callable[[list[str]], UnitMatches | np.ndarray]  # units' texts -> E5's cosines with the question
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,18 @@ def newer_lead(
     return [lead, *(r for r in readings if r is not lead)], date
 
 
+def with_similarity(
+    readings: Sequence[Reading], sources: Sequence[ReadSource], meanings: Sequence[Sequence[float]], weight: float
+) -> list[Reading]:
+    """The readings scored again, best first: each one's score plus `weight` times E5's
+    cosine of the question with the unit its span starts in (`meanings[source][unit]`)."""
+    rescored = [
+        replace(r, score=r.score + weight * meanings[r.passage][covered(sources[r.passage].offsets, r.start, r.end)[0]])
+        for r in readings
+    ]
+    return sorted(rescored, key=lambda r: -r.score)
+
+
 def across_languages(question: str, source: ReadSource) -> bool:
     """Whether the question is written in another script than the source it is read in."""
     return script_of(question) != script_of(source.text)
@@ -149,11 +165,16 @@ class ReadingAnswerer:
     reader: Reader
     calibration: ReaderCalibration
 
-    def compose(self, query: Query, items: Sequence[ContextItem]) -> Composition:
-        """The units holding the reader's best spans over `items`, or a refusal."""
+    def compose(self, query: Query, items: Sequence[ContextItem], similarity: Similarity | None = None) -> Composition:
+        """The units holding the reader's best spans over `items`, or a refusal. `similarity`
+        gives E5's cosines of the question with a source's units, when the fitted quotes
+        weigh them (`ReadParams.similarity`)."""
         sources = [s for s in (read_source(item) for item in items) if s is not None]
         readings = self.reader.read(query.text, [s.text for s in sources]) if sources else []
-        return compose_readings(query.text, sources, readings, query.ask.wants_list, self.calibration)
+        meanings = None
+        if similarity is not None and self.calibration.quotes.similarity and readings:
+            meanings = [meaning_of(similarity([u.text for u in s.units])) for s in sources]
+        return compose_readings(query.text, sources, readings, query.ask.wants_list, self.calibration, meanings)
 
 
 def compose_readings(
@@ -162,16 +183,27 @@ def compose_readings(
     readings: Sequence[Reading],
     wants_list: bool,
     calibration: ReaderCalibration,
+    meanings: Sequence[Sequence[float]] | None = None,
 ) -> Composition:
-    """What the reader's readings of `sources` (best first) answer, or a refusal."""
+    """What the reader's readings of `sources` (best first) answer, or a refusal. Given
+    `meanings` (E5's cosine of the question with each source's units), the spans are ranked
+    by the reader's score plus the fitted share of it (`with_similarity`)."""
     if not readings:
         return Composition((), True, "no_units")
     chance = max(r.answerable for r in readings)
+    if meanings is not None and calibration.quotes.similarity:
+        readings = with_similarity(readings, sources, meanings, calibration.quotes.similarity)
     readings, newer = newer_lead(readings, sources, calibration.quotes.margin)
     best = readings[0]
     source = sources[best.passage]
-    confidence = calibration.confidence(chance, across_languages(question, source))
-    features = (("reader_answerable", chance), ("reader_confidence", confidence), ("reader_score", best.score))
+    across = across_languages(question, source)
+    confidence = calibration.confidence(chance, across)
+    features = (
+        ("reader_answerable", chance),
+        ("reader_across", float(across)),
+        ("reader_confidence", confidence),
+        ("reader_score", best.score),
+    )
     if confidence < calibration.threshold:
         return Composition((), True, "reader", source.item.n, features=features)
     places = quoted_units(readings, sources, wants_list, calibration.quotes)

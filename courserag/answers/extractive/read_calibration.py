@@ -23,11 +23,15 @@ REFUSAL_FEATURES = ("answerable_logit", "across", "answerable_logit_across")
 class ReadParams:
     """Which of the reader's spans an answer quotes beside the best one: at most `spans` in
     all, each scoring within `margin` of the best, added while the quotes hold fewer than
-    `words` words. The default is the point fitted for trial 3."""
+    `words` words. A span's score is the reader's plus `similarity` times E5's cosine of the
+    question with the unit the span starts in (0: the reader's alone): E5 read the two apart,
+    and what it says of their meaning is evidence the reader's span does not hold. The
+    default is the point fitted for trial 3."""
 
     spans: int = 2
     margin: float = 1.0
     words: int = 80
+    similarity: float = 0.0
 
 
 def refusal_features(answerable: float, across: bool) -> dict[str, float]:

@@ -108,6 +108,16 @@ def test_the_quotes_are_recomposed_from_the_kept_readings(calibrate):
     assert both["words"] > alone["words"]
 
 
+def test_the_kept_cosines_let_the_grid_weigh_e5_beside_the_reader(calibrate):
+    from courserag.answers.extractive.read_calibration import ReadParams
+
+    row = question("squad_v1_dev", "20 October", runner_up_holds_it=True)
+    row["sources"][0]["meanings"], row["sources"][1]["meanings"] = [0.70, 0.60], [0.90, 0.60]
+    [reader_alone] = calibrate.recomposed([row], ReadParams(spans=1), Scorer)
+    [blended] = calibrate.recomposed([row], ReadParams(spans=1, similarity=10.0), Scorer)  # +2.0 against 1.0
+    assert (reader_alone["correct_if_answered"], blended["correct_if_answered"]) == (False, True)
+
+
 @pytest.mark.parametrize(
     ("median_limit", "spans"),
     [

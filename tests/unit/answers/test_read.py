@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from courserag.answers.extractive.read import covered, newer_lead, quoted_units, read_source, whole_list
-from courserag.answers.extractive.read_calibration import ReadParams
+from courserag.answers.extractive.read import (
+    compose_readings,
+    covered,
+    newer_lead,
+    quoted_units,
+    read_source,
+    whole_list,
+    with_similarity,
+)
+from courserag.answers.extractive.read_calibration import ReaderCalibration, ReadParams
 from courserag.answers.extractive.units import Unit
 from courserag.reader.reader import Reading
 from courserag.records import Chunk, ScoredChunk
@@ -141,3 +149,65 @@ def test_a_notice_is_not_overruled_by_an_older_one():
     ]
     ordered, date = newer_lead(readings, sources, margin=1.0)
     assert (ordered[0].passage, date) == (0, None)
+
+
+# E5's cosines of the question "When is the final exam?" with each source's units
+MEANINGS = ([0.90, 0.80, 0.70], [0.75, 0.70])
+
+
+@pytest.mark.parametrize(
+    ("weight", "order"),
+    [
+        (0.0, [(1, 0), (0, 0)]),  # the reader's scores alone: the midterm's date first
+        (10.0, [(1, 0), (0, 0)]),  # E5 prefers the final exam by 0.15: 1.5, less than the reader's 2.0
+        (20.0, [(0, 0), (1, 0)]),  # 3.0 more than the reader's 2.0: the final exam first
+    ],
+)
+def test_e5_s_cosine_with_the_span_s_unit_adds_its_weight_to_the_reader_s_score(weight, order):
+    sources = sources_of(*SOURCES)
+    readings = [reading(1, sources[1], 0, 9.0), reading(0, sources[0], 0, 7.0)]
+    rescored = with_similarity(readings, sources, MEANINGS, weight)
+    assert [(r.passage, 0) for r in rescored] == order
+    assert rescored[order.index((0, 0))].score == pytest.approx(7.0 + weight * 0.90)
+
+
+@pytest.mark.parametrize(("similarity", "quoted"), [(0.0, "midterm"), (20.0, "final exam")])
+def test_the_answer_quotes_the_span_the_fitted_blend_ranks_first(similarity, quoted):
+    sources = sources_of(*SOURCES)
+    readings = [reading(1, sources[1], 0, 9.0), reading(0, sources[0], 0, 7.0)]
+    calibration = ReaderCalibration(0.0, ReadParams(spans=1, similarity=similarity))
+    said = compose_readings("When is the final exam?", sources, readings, False, calibration, MEANINGS)
+    assert quoted in said.units[0].unit.text
+    without = compose_readings("When is the final exam?", sources, readings, False, calibration)
+    assert "midterm" in without.units[0].unit.text  # no cosines measured: the reader's order
+
+
+class FixedReader:
+    """A reader whose readings are given: the answerer's wiring, without a model."""
+
+    def __init__(self, readings):
+        self.readings = readings
+
+    def read(self, question, passages):
+        return self.readings
+
+
+@pytest.mark.parametrize(("similarity", "consulted", "quoted"), [(0.0, 0, "midterm"), (20.0, 2, "final exam")])
+def test_the_answerer_asks_e5_for_cosines_only_when_its_quotes_weigh_them(similarity, consulted, quoted):
+    from types import SimpleNamespace
+
+    from courserag.answers.extractive.read import ReadingAnswerer
+
+    items = [item(text) for text in SOURCES]
+    sources = sources_of(*SOURCES)
+    reader = FixedReader([reading(1, sources[1], 0, 9.0), reading(0, sources[0], 0, 7.0)])
+    asked = []
+
+    def cosines(texts):
+        asked.append(texts)
+        return MEANINGS[0] if texts == [u.text for u in sources[0].units] else MEANINGS[1]
+
+    answerer = ReadingAnswerer(reader, ReaderCalibration(0.0, ReadParams(spans=1, similarity=similarity)))
+    query = SimpleNamespace(text="When is the final exam?", ask=SimpleNamespace(wants_list=False))
+    said = answerer.compose(query, items, cosines)
+    assert len(asked) == consulted and quoted in said.units[0].unit.text

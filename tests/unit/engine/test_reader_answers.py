@@ -111,7 +111,11 @@ def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quot
     from courserag.answers.extractive.read_calibration import ReadParams
 
     lines = {}
-    fitted = {"one": {"spans": 1, "margin": 0.0, "words": 0}, "many": {"spans": 4, "margin": 1e9, "words": 10**6}}
+    fitted = {
+        "one": {"spans": 1, "margin": 0.0, "words": 0},
+        "many": {"spans": 4, "margin": 1e9, "words": 10**6},
+        "blended": {"spans": 1, "margin": 0.0, "words": 0, "similarity": 100.0},  # E5's cosines weighed in
+    }
     for name, quotes in fitted.items():
         weights = with_quotes(tiny_reader, tmp_path / name, quotes)
         engine = engine_with(built_sample_data, embedder, reader_weights=weights, model_cache_dir=tmp_path / "models")
@@ -121,3 +125,5 @@ def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quot
         lines[name] = re.findall(r"\w+", quoted)
     # the runner-ups are quoted after the best span's units
     assert len(lines["many"]) > len(lines["one"]) and set(lines["one"]) <= set(lines["many"])
+    # ranked with E5's cosines, the one span quoted is still one of the spans the reader read
+    assert lines["blended"] and set(lines["blended"]) <= set(lines["many"])
