@@ -160,7 +160,7 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
         for s in sources
     ]
     row["readings"] = [[r.passage, r.start, r.end, r.score, r.answerable] for r in readings]
-    said = compose_readings(retrieval.query.text, sources, readings, row["wants_list"], ANSWER_ALL)
+    said = compose_readings(retrieval.query.text, sources, readings, row["wants_list"], ANSWER_ALL, kept_meanings(row))
     features = dict(said.features)
     row.update(refused_by=None, p=features.get("reader_answerable", 0.0), score=features.get("reader_score"))
     if said.refused:  # nothing to quote
@@ -178,7 +178,8 @@ def answer_said(row: dict, said, ae) -> dict:
 
     text = render(said, _lead(script_of(row["gold"]["question"]), said))
     # the refusal's language situation, read on the source the answer leads with
-    out = {"words": len(ae.words(text)), "across": bool(dict(said.features)["reader_across"])}
+    features = dict(said.features)
+    out = {"words": len(ae.words(text)), "across": bool(features["reader_across"]), "cosine": features["reader_cosine"]}
     if row["answerable"]:
         out["correct_if_answered"] = ae.judge(row["gold"], ae.window(text))
     return out
@@ -299,7 +300,11 @@ def fit_refusal_model(rows: list[dict]):
     from courserag.answers.extractive.read_calibration import REFUSAL_FEATURES, refusal_features
 
     fitting = [r for r in rows if r["role"] == "fit" and r.get("refused_by") is None and "across" in r]
-    x = np.array([[refusal_features(r["p"], r["across"])[f] for f in REFUSAL_FEATURES] for r in fitting])
+    said = [refusal_features(r["p"], r["across"], r.get("cosine")) for r in fitting]
+    names = tuple(
+        f for f in REFUSAL_FEATURES if all(features[f] is not None for features in said)
+    )  # rows kept before cosines were: without them
+    x = np.array([[features[f] for f in names] for features in said], dtype=float)
     y = np.array([r["answerable"] for r in fitting], dtype=float)
     groups: dict[tuple, list[int]] = defaultdict(list)
     for i, r in enumerate(fitting):
@@ -313,7 +318,7 @@ def fit_refusal_model(rows: list[dict]):
     scale[scale < 1e-6] = 1.0
     beta = fit_refusal._fit_logistic(np.hstack([np.ones((len(x), 1)), (x - mean) / scale]), y, w)
     return Logistic(
-        REFUSAL_FEATURES,
+        names,
         tuple(mean.round(6)),
         tuple(scale.round(6)),
         tuple(beta[1:].round(6)),
@@ -351,7 +356,7 @@ def choose(args) -> int:
     refusal = fit_refusal_model(rows)
     for r in rows:
         if r.get("refused_by") is None:
-            r["confidence"] = ReaderCalibration(refusal=refusal).confidence(r["p"], r["across"])
+            r["confidence"] = ReaderCalibration(refusal=refusal).confidence(r["p"], r["across"], r.get("cosine"))
     val = [r for r in rows if r["set"] == "syllabusqa_dev" and r["role"] == "val" and r["answerable"]]
     if not val:
         raise SystemExit("no SyllabusQA val rows to choose the operating point on")

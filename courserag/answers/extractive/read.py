@@ -167,12 +167,12 @@ class ReadingAnswerer:
 
     def compose(self, query: Query, items: Sequence[ContextItem], similarity: Similarity | None = None) -> Composition:
         """The units holding the reader's best spans over `items`, or a refusal. `similarity`
-        gives E5's cosines of the question with a source's units, when the fitted quotes
-        weigh them (`ReadParams.similarity`)."""
+        gives E5's cosines of the question with a source's units, asked for when the fitted
+        quotes or refusal weigh them."""
         sources = [s for s in (read_source(item) for item in items) if s is not None]
         readings = self.reader.read(query.text, [s.text for s in sources]) if sources else []
         meanings = None
-        if similarity is not None and self.calibration.quotes.similarity and readings:
+        if similarity is not None and self.calibration.weighs_cosines and readings:
             meanings = [meaning_of(similarity([u.text for u in s.units])) for s in sources]
         return compose_readings(query.text, sources, readings, query.ask.wants_list, self.calibration, meanings)
 
@@ -197,10 +197,14 @@ def compose_readings(
     best = readings[0]
     source = sources[best.passage]
     across = across_languages(question, source)
-    confidence = calibration.confidence(chance, across)
+    cosine = (
+        None if meanings is None else float(meanings[best.passage][covered(source.offsets, best.start, best.end)[0]])
+    )
+    confidence = calibration.confidence(chance, across, cosine)
     features = (
         ("reader_answerable", chance),
         ("reader_across", float(across)),
+        ("reader_cosine", cosine),
         ("reader_confidence", confidence),
         ("reader_score", best.score),
     )

@@ -2,10 +2,11 @@
 `calibration`): which spans an answer quotes (`ReadParams`), and when it refuses.
 
 The refusal reads the answerability head's probability, the highest over the windows, through
-a logistic fit of it and of whether the question is asked across languages (its script
-differs from the best source's): the head alone turned down half the answerable questions
-across languages at the point that keeps SyllabusQA's within 0.08 (docs/DECISIONS.md). Without
-a fitted refusal the probability itself is compared with the threshold.
+a logistic fit of it, of whether the question is asked across languages (its script differs
+from the best source's) and of E5's cosine of the question with the unit the best span starts
+in: the head alone turned down half the answerable questions across languages at the point
+that keeps SyllabusQA's within 0.08 (docs/DECISIONS.md). Without a fitted refusal the
+probability itself is compared with the threshold.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from courserag.answers.extractive.logistic import Logistic, parsed_weights
 
-REFUSAL_FEATURES = ("answerable_logit", "across", "answerable_logit_across")
+REFUSAL_FEATURES = ("answerable_logit", "across", "answerable_logit_across", "cosine")
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,18 @@ class ReadParams:
     similarity: float = 0.0
 
 
-def refusal_features(answerable: float, across: bool) -> dict[str, float]:
-    """The refusal's features: the head's probability as a logit, alone and across languages."""
+def refusal_features(answerable: float, across: bool, cosine: float | None = None) -> dict[str, float | None]:
+    """The refusal's features: the head's probability as a logit, alone and across languages,
+    and E5's cosine of the question with the best span's unit (None: not measured, which the
+    fit takes at its mean)."""
     p = min(max(answerable, 1e-6), 1 - 1e-6)
     logit = math.log(p / (1 - p))
-    return {"answerable_logit": logit, "across": float(across), "answerable_logit_across": logit * across}
+    return {
+        "answerable_logit": logit,
+        "across": float(across),
+        "answerable_logit_across": logit * across,
+        "cosine": cosine,
+    }
 
 
 @dataclass(frozen=True)
@@ -49,11 +57,16 @@ class ReaderCalibration:
     quotes: ReadParams = field(default_factory=ReadParams)
     refusal: Logistic | None = None
 
-    def confidence(self, answerable: float, across: bool) -> float:
+    @property
+    def weighs_cosines(self) -> bool:
+        """Whether the quotes or the refusal read E5's cosines of the question with the units."""
+        return bool(self.quotes.similarity) or (self.refusal is not None and "cosine" in self.refusal.names)
+
+    def confidence(self, answerable: float, across: bool, cosine: float | None = None) -> float:
         """The probability the refusal compares with the threshold."""
         if self.refusal is None:
             return answerable
-        return self.refusal.probability(refusal_features(answerable, across))
+        return self.refusal.probability(refusal_features(answerable, across, cosine))
 
     @staticmethod
     def from_manifest(calibration: Mapping, threshold: float | None = None) -> "ReaderCalibration":

@@ -162,3 +162,19 @@ def test_the_fitted_refusal_answers_questions_across_languages_the_head_alone_wo
     calibration = ReaderCalibration(threshold=0.5, refusal=calibrate.fit_refusal_model(rows))
     assert calibration.confidence(0.2, across=True) >= 0.5 > calibration.confidence(0.02, across=True)
     assert calibration.confidence(0.8, across=False) >= 0.5 > calibration.confidence(0.2, across=False)
+
+
+def test_the_fitted_refusal_reads_e5_s_cosine_where_the_rows_kept_it(calibrate):
+    from courserag.answers.extractive.read_calibration import ReaderCalibration
+
+    # the head reads 0.6 for every question; only E5's cosine tells answerable from off-topic
+    rows = [
+        {**refusal_row("squad_v1_dev", True, 0.6, False), "cosine": 0.85},
+        {**refusal_row("off_topic", False, 0.6, False, "syllabusqa_dev in squad_v1_dev"), "cosine": 0.70},
+    ] * 20
+    refusal = calibrate.fit_refusal_model(rows)
+    assert "cosine" in refusal.names
+    calibration = ReaderCalibration(threshold=0.5, refusal=refusal)
+    assert calibration.confidence(0.6, False, 0.85) >= 0.5 > calibration.confidence(0.6, False, 0.70)
+    # rows collected before the cosines were kept: fitted without them
+    assert "cosine" not in calibrate.fit_refusal_model([refusal_row("squad_v1_dev", True, 0.6, False)] * 4).names

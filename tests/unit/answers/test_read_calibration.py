@@ -15,13 +15,22 @@ from courserag.answers.extractive.read_calibration import (
 )
 
 # A fitted refusal that trusts the head less across languages: the same probability reads
-# higher when the question's script differs from the source's.
+# higher when the question's script differs from the source's; and more when E5 finds the
+# best span's unit closer to the question than the fitting questions' mean (0.8).
 REFUSAL = {
     "names": list(REFUSAL_FEATURES),
-    "mean": [0.0, 0.0, 0.0],
-    "scale": [1.0, 1.0, 1.0],
-    "coef": [1.0, 2.0, 0.0],
+    "mean": [0.0, 0.0, 0.0, 0.8],
+    "scale": [1.0, 1.0, 1.0, 0.1],
+    "coef": [1.0, 2.0, 0.0, 1.0],
     "bias": 0.0,
+}
+# trial 3's, fitted before the cosine was a feature
+WITHOUT_COSINE = {
+    **REFUSAL,
+    "names": list(REFUSAL_FEATURES[:3]),
+    "mean": [0.0] * 3,
+    "scale": [1.0] * 3,
+    "coef": [1.0, 2.0, 0.0],
 }
 
 
@@ -47,16 +56,37 @@ def test_a_refusal_naming_a_feature_the_code_does_not_compute_is_rejected():
         ReaderCalibration.from_manifest({"refusal": {**REFUSAL, "names": ["answerable_logit", "across", "length"]}})
 
 
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
 @pytest.mark.parametrize(
-    ("answerable", "across", "confidence"),
+    ("answerable", "across", "cosine", "confidence"),
     [
-        (0.3, False, 0.3),  # the head's own probability: logit(0.3) through coef 1
-        (0.3, True, 1 / (1 + math.exp(-(math.log(0.3 / 0.7) + 2.0)))),  # raised across languages
+        (0.3, False, None, 0.3),  # the head's own probability: logit(0.3) through coef 1
+        (0.3, True, None, sigmoid(math.log(0.3 / 0.7) + 2.0)),  # raised across languages
+        (0.3, False, 0.9, sigmoid(math.log(0.3 / 0.7) + 1.0)),  # raised by a close unit
+        (0.3, False, 0.7, sigmoid(math.log(0.3 / 0.7) - 1.0)),  # lowered by a far one
     ],
 )
-def test_the_fitted_refusal_reads_the_head_by_language_situation(answerable, across, confidence):
+def test_the_fitted_refusal_reads_the_head_by_language_situation_and_e5_s_cosine(
+    answerable, across, cosine, confidence
+):
     calibration = ReaderCalibration.from_manifest({"refusal": REFUSAL})
-    assert calibration.confidence(answerable, across) == pytest.approx(confidence)
+    assert calibration.confidence(answerable, across, cosine) == pytest.approx(confidence)
+
+
+@pytest.mark.parametrize(
+    ("calibration", "weighs"),
+    [
+        ({}, False),
+        ({"refusal": WITHOUT_COSINE}, False),
+        ({"refusal": REFUSAL}, True),  # the refusal reads the cosine
+        ({"quotes": {"spans": 2, "margin": 1.0, "words": 80, "similarity": 100.0}}, True),  # the quotes do
+    ],
+)
+def test_cosines_are_measured_only_for_a_calibration_that_weighs_them(calibration, weighs):
+    assert ReaderCalibration.from_manifest(calibration).weighs_cosines is weighs
 
 
 def test_without_a_fitted_refusal_the_head_s_probability_decides():
@@ -64,5 +94,10 @@ def test_without_a_fitted_refusal_the_head_s_probability_decides():
 
 
 def test_the_refusal_features_are_the_head_s_logit_alone_and_across_languages():
-    assert refusal_features(0.5, True) == {"answerable_logit": 0.0, "across": 1.0, "answerable_logit_across": 0.0}
+    assert refusal_features(0.5, True) == {
+        "answerable_logit": 0.0,
+        "across": 1.0,
+        "answerable_logit_across": 0.0,
+        "cosine": None,
+    }
     assert refusal_features(1.0, False)["answerable_logit"] == pytest.approx(math.log((1 - 1e-6) / 1e-6))
