@@ -140,15 +140,17 @@ def newer_lead(
     return [lead, *(r for r in readings if r is not lead)], date
 
 
+def first_unit(reading: Reading, sources: Sequence[ReadSource]) -> int:
+    """The unit of its source the reading's span starts in."""
+    return covered(sources[reading.passage].offsets, reading.start, reading.end)[0]
+
+
 def with_similarity(
     readings: Sequence[Reading], sources: Sequence[ReadSource], meanings: Sequence[Sequence[float]], weight: float
 ) -> list[Reading]:
     """The readings scored again, best first: each one's score plus `weight` times E5's
     cosine of the question with the unit its span starts in (`meanings[source][unit]`)."""
-    rescored = [
-        replace(r, score=r.score + weight * meanings[r.passage][covered(sources[r.passage].offsets, r.start, r.end)[0]])
-        for r in readings
-    ]
+    rescored = [replace(r, score=r.score + weight * meanings[r.passage][first_unit(r, sources)]) for r in readings]
     return sorted(rescored, key=lambda r: -r.score)
 
 
@@ -197,9 +199,7 @@ def compose_readings(
     best = readings[0]
     source = sources[best.passage]
     across = across_languages(question, source)
-    cosine = (
-        None if meanings is None else float(meanings[best.passage][covered(source.offsets, best.start, best.end)[0]])
-    )
+    cosine = None if meanings is None else float(meanings[best.passage][first_unit(best, sources)])
     confidence = calibration.confidence(chance, across, cosine)
     features = (
         ("reader_answerable", chance),
