@@ -69,7 +69,7 @@ QUOTE_GRID = {
     "spans": (1, 2, 3, 4),
     "margin": (1.0, 2.0, 3.0, 5.0, 100.0),
     "words": (30, 40, 50, 60, 80),
-    "similarity": (0.0, 50.0, 100.0, 200.0),  # logits a unit of E5's cosine adds to a span's score
+    "similarity": (0.0, 50.0, 100.0, 200.0, 400.0),  # logits a unit of E5's cosine adds to a span's score
 }
 
 
