@@ -5,14 +5,16 @@
 #
 # 1. its int8 export (the form the product ships) of the run's newest checkpoint;
 # 2. held-out exact match and F1 through the product's ONNX reader (40 questions a set);
-# 3. its quotes and refusal fitted through the product's retrieval and written into the
+# 3. every shared set through the product as it answers without a reader, the composer: the
+#    "before" column, on the same machine in the same run, and the indexes steps 4 and 5 read;
+# 4. its quotes and refusal fitted through the product's retrieval and written into the
 #    manifest (scripts/calibrate_reader.py collect, then choose --write);
-# 4. every shared set through the product with READER_WEIGHTS set (python -m bench.answers);
-# 5. its model card, from the manifest and the held-out scores.
+# 5. every shared set through the product with READER_WEIGHTS set (python -m bench.answers);
+# 6. its model card, from the manifest and the held-out scores.
 #
 # Each step writes its file into OUT and is skipped when that file is already there, so an
 # interrupted measurement resumes. The indexes and the fitting rows are kept in EVAL_CACHE
-# (bench/answers.py). About 1.5 hours on two quiet cores, most of it steps 3 and 4.
+# (bench/answers.py). About 2 hours on two quiet cores, most of it steps 3 to 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +36,11 @@ if [ ! -f "$OUT/heldout.json" ]; then
   step "held-out scores"
   "$PY" -m training.reader evaluate --delta "$WEIGHTS" --onnx int8 --max-examples 40 --json "$OUT/heldout.json"
 fi
+if [ ! -f "$OUT/composer.md" ]; then
+  step "every shared set through the composer"
+  env -u READER_WEIGHTS "$PY" -m bench.answers --sets "$SETS" --markdown "$OUT/composer.tmp" --json "$OUT/composer.json"
+  mv "$OUT/composer.tmp" "$OUT/composer.md"
+fi
 if [ ! -f "$OUT/choose.txt" ]; then
   step "fitting rows"
   READER_WEIGHTS="$WEIGHTS" "$PY" scripts/calibrate_reader.py collect
@@ -50,4 +57,5 @@ if [ ! -f "$OUT/CARD.md" ]; then
   step "model card"
   "$PY" -m training.reader card --delta "$WEIGHTS" --scores "$OUT/heldout.json" --out "$OUT/CARD.md"
 fi
-cat "$OUT/bench.md"
+echo "the composer:" && cat "$OUT/composer.md"
+echo "the reader:" && cat "$OUT/bench.md"
