@@ -13,7 +13,25 @@ from __future__ import annotations
 HEAD = "| set | questions | EM | F1 | best span F1 | answerability accuracy |"
 
 
-def model_card(manifest: dict, scores: dict | None = None) -> str:
+def train_command(config: dict, flags: tuple[str, ...], threads: int) -> str:
+    """The `train` command that runs this configuration again: every setting given as its flag
+    (`flags`: the configuration keys `train` takes as flags), so no default can drift."""
+    layers = config["trainable_layers"]
+    parts = ["python -m training.reader train --out RUN", f"--sets {','.join(config['sets'])}"]
+    parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
+    parts += [
+        f"--{key.replace('_', '-')} {config[key]:g}"
+        if isinstance(config[key], float)
+        else f"--{key.replace('_', '-')} {config[key]}"
+        for key in flags
+        if config.get(key) is not None
+    ]
+    parts += [f"--repeat {name}={times}" for name, times in (config.get("repeats") or {}).items()]
+    parts.append(f"--threads {threads}")
+    return " ".join(parts)
+
+
+def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...] = ()) -> str:
     training, config = manifest["training"], manifest["training"]["config"]
     base = manifest["base_model"]
     commit = training.get("commit")
@@ -55,6 +73,22 @@ def model_card(manifest: dict, scores: dict | None = None) -> str:
         f"{hardware['transformers']}, Python {hardware['python']}",
         f"- time: {training['seconds'] / 3600:.1f} hours of training steps (checkpoint `{training['checkpoint']}`)",
     ]
+    if flags:
+        lines += [
+            "",
+            "## Reproducing these weights",
+            "",
+            "```bash",
+            train_command(config, flags, hardware["torch_threads"]),
+            f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
+            f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
+            "```",
+            "",
+            "On the same kind of CPU with the same thread count, training is deterministic: the same "
+            'weights bit for bit (tolerance 0; docs/READER.md, "Reproducing the weights"). On other '
+            "hardware the sums run in another order and the weights drift apart; that tolerance is "
+            "not measured.",
+        ]
     calibration = manifest.get("calibration")
     if calibration:
         lines += [

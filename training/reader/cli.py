@@ -238,7 +238,7 @@ def _card(args) -> int:
     from training.reader.card import model_card
 
     scores = json.loads(args.scores.read_text(encoding="utf-8")) if args.scores else None
-    args.out.write_text(model_card(read_delta(args.delta).manifest, scores), encoding="utf-8")
+    args.out.write_text(model_card(read_delta(args.delta).manifest, scores, tuple(_CONFIG_FLAGS)), encoding="utf-8")
     print(json.dumps({"card": str(args.out)}))
     return 0
 

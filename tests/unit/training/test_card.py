@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from training.reader.card import model_card
+from training.reader.card import model_card, train_command
 
 MANIFEST = {
     "file": "reader.safetensors",
@@ -77,3 +77,35 @@ def test_a_card_without_scores_or_a_recorded_commit_says_so_and_nothing_more():
     card = model_card({k: v for k, v in manifest.items() if k != "calibration"})
     assert "commit not recorded" in card
     assert "Held-out figures" not in card and "Answerability" not in card
+
+
+def test_the_cards_train_command_gives_back_every_setting_it_was_trained_with():
+    import shlex
+
+    from training.reader.cli import _CONFIG_FLAGS, _parser, _repeats
+
+    config = {
+        **MANIFEST["training"]["config"],
+        "sets": ["squad_v1_train", "syllabusqa_train"],
+        "trainable_layers": 12,
+        "steps": 4000,
+        "seed": 0,
+        "max_examples": None,
+    }
+    command = train_command(config, tuple(_CONFIG_FLAGS), threads=2)
+    args = _parser().parse_args(shlex.split(command)[3:])
+    assert args.sets == "squad_v1_train,syllabusqa_train" and args.trainable_layers == "all" and args.threads == 2
+    assert _repeats(args.repeat) == {"syllabusqa_train": 3}
+    for key in _CONFIG_FLAGS:
+        assert getattr(args, key) == config.get(key), key
+
+
+def test_the_card_says_how_to_reproduce_its_weights_only_when_given_the_flags():
+    assert "## Reproducing these weights" in model_card(MANIFEST | {"training": TRAINED}, flags=("seed",))
+    assert "## Reproducing these weights" not in model_card(MANIFEST | {"training": TRAINED})
+
+
+TRAINED = {
+    **MANIFEST["training"],
+    "config": {**MANIFEST["training"]["config"], "sets": ["squad_v1_train"], "trainable_layers": 12, "seed": 0},
+}
