@@ -19,13 +19,7 @@ def train_command(config: dict, flags: tuple[str, ...], threads: int) -> str:
     layers = config["trainable_layers"]
     parts = ["python -m training.reader train --out RUN", f"--sets {','.join(config['sets'])}"]
     parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
-    parts += [
-        f"--{key.replace('_', '-')} {config[key]:g}"
-        if isinstance(config[key], float)
-        else f"--{key.replace('_', '-')} {config[key]}"
-        for key in flags
-        if config.get(key) is not None
-    ]
+    parts += [f"--{key.replace('_', '-')} {_said(config[key])}" for key in flags if config.get(key) is not None]
     parts += [f"--repeat {name}={times}" for name, times in (config.get("repeats") or {}).items()]
     parts.append(f"--threads {threads}")
     return " ".join(parts)
@@ -113,6 +107,11 @@ def _layers(layers: list[int]) -> str:
         if layers == list(range(layers[0], layers[-1] + 1)) and len(layers) > 1
         else ", ".join(map(str, layers))
     )
+
+
+def _said(value) -> str:
+    """A setting as a flag takes it: floats in their shortest form (1e-4 as 0.0001)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _cell(value) -> str:

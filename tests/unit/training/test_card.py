@@ -100,12 +100,12 @@ def test_the_cards_train_command_gives_back_every_setting_it_was_trained_with():
         assert getattr(args, key) == config.get(key), key
 
 
-def test_the_card_says_how_to_reproduce_its_weights_only_when_given_the_flags():
-    assert "## Reproducing these weights" in model_card(MANIFEST | {"training": TRAINED}, flags=("seed",))
-    assert "## Reproducing these weights" not in model_card(MANIFEST | {"training": TRAINED})
-
-
 TRAINED = {
     **MANIFEST["training"],
     "config": {**MANIFEST["training"]["config"], "sets": ["squad_v1_train"], "trainable_layers": 12, "seed": 0},
 }
+
+
+def test_the_card_says_how_to_reproduce_its_weights_only_when_given_the_flags():
+    assert "## Reproducing these weights" in model_card(MANIFEST | {"training": TRAINED}, flags=("seed",))
+    assert "## Reproducing these weights" not in model_card(MANIFEST | {"training": TRAINED})
