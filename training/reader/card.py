@@ -13,11 +13,14 @@ from __future__ import annotations
 HEAD = "| set | questions | EM | F1 | best span F1 | answerability accuracy |"
 
 
-def train_command(config: dict, flags: tuple[str, ...], threads: int) -> str:
-    """The `train` command that runs this configuration again: every setting given as its flag
-    (`flags`: the configuration keys `train` takes as flags), so no default can drift."""
+def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str = "RUN") -> str:
+    """The `train` command that runs this configuration again into folder `out`: every setting
+    given as its flag (`flags`: the configuration keys `train` takes as flags), so no default
+    can drift; a continuation's parent checkpoint is named inside the folder PARENT."""
     layers = config["trainable_layers"]
-    parts = ["python -m training.reader train --out RUN", f"--sets {','.join(config['sets'])}"]
+    if config.get("init_from"):
+        config = {**config, "init_from": f"PARENT/checkpoints/{config['init_from'].rsplit('/', 1)[-1]}"}
+    parts = [f"python -m training.reader train --out {out}", f"--sets {','.join(config['sets'])}"]
     parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
     parts += [f"--{key.replace('_', '-')} {_said(config[key])}" for key in flags if config.get(key) is not None]
     parts += [f"--repeat {name}={times}" for name, times in (config.get("repeats") or {}).items()]
@@ -33,6 +36,8 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         f"`{commit['sha']}`{' with uncommitted changes' if commit.get('dirty') else ''}" if commit else "not recorded"
     )
     hardware = training["hardware"]
+    parent = training.get("init")
+    seconds = training["seconds"] + (parent["seconds"] if parent else 0)
     lines = [
         "# The reader: multilingual-e5-small fine-tuned to read a question and a passage together",
         "",
@@ -57,6 +62,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         "## Training",
         "",
         f"- code: commit {said_commit}; seed {training['seed']}",
+        *([_continues(parent, config)] if parent else []),
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
@@ -65,7 +71,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         f"- hardware: {hardware['device']} ({hardware['device_name']}), {hardware['cpu_cores']} cores, "
         f"{hardware['torch_threads']} torch threads; torch {hardware['torch']}, transformers "
         f"{hardware['transformers']}, Python {hardware['python']}",
-        f"- time: {training['seconds'] / 3600:.1f} hours of training steps (checkpoint `{training['checkpoint']}`)",
+        f"- time: {seconds / 3600:.1f} hours of training steps (checkpoint `{training['checkpoint']}`)",
     ]
     if flags:
         lines += [
@@ -73,6 +79,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             "## Reproducing these weights",
             "",
             "```bash",
+            *([train_command(parent["config"], flags, hardware["torch_threads"], "PARENT")] if parent else []),
             train_command(config, flags, hardware["torch_threads"]),
             f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
             f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
@@ -99,6 +106,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
                 f"| {'**all**' if name == 'all' else f'`{name}`'} | {s['questions']} | " + " | ".join(cells) + " |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _continues(parent: dict, config: dict) -> str:
+    return (
+        f"- continues a run's `{parent['file']}` (step {parent['step']:,}, {parent['seconds'] / 3600:.1f} hours; "
+        f"SHA-256 `{parent['sha256'][:16]}…`): its weights and dropout stream, reading from batch "
+        f"{config['first_batch']:,} of the pass on, with AdamW and the schedule started anew"
+    )
 
 
 def _layers(layers: list[int]) -> str:

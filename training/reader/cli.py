@@ -34,6 +34,8 @@ _CONFIG_FLAGS = {
     "checkpoint_every": int,
     "max_examples": int,
     "log_every": int,
+    "init_from": str,  # a continuation: the parent run's checkpoint
+    "first_batch": int,  # ... and the batch of the pass it starts at (the parent's steps)
 }
 
 

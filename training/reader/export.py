@@ -71,6 +71,7 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
             "config": config,
             "hardware": state["hardware"],
             "commit": state.get("commit"),  # the code that wrote the checkpoint (None before it was recorded)
+            **({"init": record["init"]} if record.get("init") else {}),  # a continuation's parent
         },
         "data": record["data"],
     }

@@ -65,6 +65,11 @@ class TrainConfig:
     # Sets whose windows are drawn several times a pass ({"syllabusqa_train": 3}): a small set
     # in the product's own domain otherwise weighs 2% of the windows
     repeats: dict[str, int] | None = None
+    # A continuation: the checkpoint of a run on the same data whose weights and dropout stream
+    # this run starts from (AdamW and the schedule start anew), and the batch of the pass its
+    # first step takes (the parent's steps, so it reads the windows the parent did not)
+    init_from: str | None = None
+    first_batch: int = 0
 
     def __post_init__(self):
         if not self.sets:
@@ -81,6 +86,8 @@ class TrainConfig:
                 raise ValueError(f"repeats must name a trained set and a count >= 1, but got {name}={times}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, but got {self.precision!r}")
+        if self.first_batch < 0:
+            raise ValueError(f"first_batch must be >= 0, but got {self.first_batch}")
         if self.learning_rate <= 0 or (self.head_learning_rate is not None and self.head_learning_rate <= 0):
             raise ValueError(f"learning rates must be > 0, but got {self.learning_rate}, {self.head_learning_rate}")
 
@@ -175,13 +182,45 @@ def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torc
     return span + answer, span, answer
 
 
+# The settings that decide which windows a step reads and which weights train: a
+# continuation must share them with its parent for `first_batch` to mean unread windows.
+SAME_DATA = (
+    "sets", "batch_size", "max_tokens", "stride", "max_question_tokens", "max_unanswerable",
+    "max_examples", "seed", "repeats", "trainable_layers",
+)  # fmt: skip
+
+
 def run_record(config: TrainConfig, model_file: Path) -> dict:
-    """config.json: the configuration plus what it was run on."""
+    """config.json: the configuration plus what it was run on (and, for a continuation, the
+    parent checkpoint it starts from: its SHA-256, step, time and its run's configuration)."""
     pins = load_pins()
-    return {
+    record = {
         "config": config.to_json(),
         "data": {name: {"sha256": pins.sha256(name), **_rule(pins, name)} for name in config.sets},
         "base_model": {"file": Path(model_file).name, "sha256": file_sha256(model_file)},
+    }
+    if config.init_from:
+        record["init"] = parent_record(config)
+    return record
+
+
+def parent_record(config: TrainConfig) -> dict:
+    """What a continuation starts from: the parent checkpoint's file, SHA-256, step and
+    seconds, and its run's configuration (which must read the same data)."""
+    path = Path(config.init_from)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no checkpoint to continue from")
+    parent = checkpoints.read_config(path.parent.parent)["config"]
+    differ = [k for k in SAME_DATA if parent.get(k) != config.to_json().get(k)]
+    if differ:
+        raise ValueError(f"{path} is from a run with other {', '.join(differ)}; a continuation reads the same data")
+    state = checkpoints.load(path)
+    return {
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "step": state["step"],
+        "seconds": round(state["elapsed_s"], 1),
+        "config": parent,
     }
 
 
@@ -222,6 +261,11 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
     step, elapsed = 0, 0.0
     saved = checkpoints.latest(run) if resume else None
+    if config.init_from and not saved:
+        parent = checkpoints.load(Path(config.init_from))
+        load_trainable(reader, parent["trainable"])
+        torch.set_rng_state(parent["rng"])
+        log.info("continuing %s from step %d", config.init_from, parent["step"])
     if saved:
         state = checkpoints.load(saved)
         load_trainable(reader, state["trainable"])
@@ -241,7 +285,7 @@ def train(
     started = time.perf_counter()
     window_started, window_steps = started, 0
     while step < target:
-        chosen = batch_indices(len(data.features), config.batch_size, step, config.seed)
+        chosen = batch_indices(len(data.features), config.batch_size, config.first_batch + step, config.seed)
         batch = _to_tensors(pad_batch([data.features[i] for i in chosen], tokenizer.pad), where)
         loss, span, answer = reader_loss(forward(reader, batch, config.precision), batch)
         loss.backward()

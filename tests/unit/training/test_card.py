@@ -109,3 +109,24 @@ TRAINED = {
 def test_the_card_says_how_to_reproduce_its_weights_only_when_given_the_flags():
     assert "## Reproducing these weights" in model_card(MANIFEST | {"training": TRAINED}, flags=("seed",))
     assert "## Reproducing these weights" not in model_card(MANIFEST | {"training": TRAINED})
+
+
+def test_a_continuation_s_card_gives_its_parent_s_command_first_and_counts_both_times():
+    parent = {
+        "file": "step-0004000.pt",
+        "sha256": "34" * 32,
+        "step": 4000,
+        "seconds": 3600.0,
+        "config": TRAINED["config"],
+    }
+    config = {**TRAINED["config"], "init_from": "/runs/trial7/checkpoints/step-0004000.pt", "first_batch": 4000}
+    card = model_card(
+        MANIFEST | {"training": {**TRAINED, "config": config, "init": parent}}, flags=("init_from", "first_batch")
+    )
+    commands = card.split("```bash\n")[1].split("```")[0].splitlines()
+    assert commands[0].startswith("python -m training.reader train --out PARENT ")
+    assert "--init-from" not in commands[0]
+    assert commands[1].startswith("python -m training.reader train --out RUN ")
+    assert "--init-from PARENT/checkpoints/step-0004000.pt --first-batch 4000" in commands[1]
+    assert "continues a run's `step-0004000.pt` (step 4,000, 1.0 hours; SHA-256 `3434343434343434…`)" in card
+    assert "3.0 hours of training steps" in card  # its own 2 and its parent's 1

@@ -82,6 +82,22 @@ def test_a_stopped_run_resumes_into_the_unbroken_run(runs):
     assert logged == [1, 2, 3, 4]
 
 
+def test_a_continuation_goes_on_from_its_parent_s_weights_batches_and_dropout(runs, tmp_path):
+    parent = checkpoints.checkpoints(runs["run"])[0]  # the stopped run's step 2
+    going_on = train(dataclasses.replace(CONFIG, steps=2, init_from=str(parent), first_batch=2), tmp_path / "on")
+    # its first step is the parent run's step 3: the same weights, batch and dropout masks
+    assert going_on.losses[0] == runs["resumed"].losses[0]
+    record = checkpoints.read_config(tmp_path / "on")["init"]
+    assert (record["file"], record["step"], record["config"]["seed"]) == ("step-0000002.pt", 2, CONFIG.seed)
+
+
+def test_a_continuation_of_a_run_on_other_data_is_refused(runs, tmp_path):
+    parent = checkpoints.checkpoints(runs["run"])[0]
+    with pytest.raises(ValueError, match="other max_tokens"):
+        train(dataclasses.replace(CONFIG, max_tokens=64, init_from=str(parent)), tmp_path / "other")
+    assert not (tmp_path / "other").exists()
+
+
 def test_only_the_top_layer_and_the_heads_train(runs):
     names = set(trainable_state(runs["resumed"].reader))
     assert {n.split(".")[0] for n in names} == {"bert", "span", "answer"}
