@@ -190,38 +190,39 @@ SAME_DATA = (
 )  # fmt: skip
 
 
-def run_record(config: TrainConfig, model_file: Path) -> dict:
+def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None) -> dict:
     """config.json: the configuration plus what it was run on (and, for a continuation, the
-    parent checkpoint it starts from: its SHA-256, step, time and its run's configuration)."""
+    record of the parent checkpoint it starts from, from `continued_from`)."""
     pins = load_pins()
     record = {
         "config": config.to_json(),
         "data": {name: {"sha256": pins.sha256(name), **_rule(pins, name)} for name in config.sets},
         "base_model": {"file": Path(model_file).name, "sha256": file_sha256(model_file)},
     }
-    if config.init_from:
-        record["init"] = parent_record(config)
+    if parent:
+        record["init"] = parent
     return record
 
 
-def parent_record(config: TrainConfig) -> dict:
-    """What a continuation starts from: the parent checkpoint's file, SHA-256, step and
-    seconds, and its run's configuration (which must read the same data)."""
+def continued_from(config: TrainConfig) -> tuple[dict, dict]:
+    """A continuation's parent checkpoint, read once: (its state, to start from; its record:
+    file, SHA-256, step, seconds and its run's configuration, which must read the same data)."""
     path = Path(config.init_from)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no checkpoint to continue from")
-    parent = checkpoints.read_config(path.parent.parent)["config"]
-    differ = [k for k in SAME_DATA if parent.get(k) != config.to_json().get(k)]
+    parent, ours = checkpoints.read_config(path.parent.parent)["config"], config.to_json()
+    differ = [k for k in SAME_DATA if parent.get(k) != ours.get(k)]
     if differ:
         raise ValueError(f"{path} is from a run with other {', '.join(differ)}; a continuation reads the same data")
     state = checkpoints.load(path)
-    return {
+    record = {
         "file": path.name,
         "sha256": file_sha256(path),
         "step": state["step"],
         "seconds": round(state["elapsed_s"], 1),
         "config": parent,
     }
+    return state, record
 
 
 def train(
@@ -239,7 +240,8 @@ def train(
     if threads:
         torch.set_num_threads(threads)
     model_file = locate_model()
-    record = run_record(config, model_file)
+    parent, parent_record = continued_from(config) if config.init_from else (None, None)
+    record = run_record(config, model_file, parent_record)
     _check_run_folder(run, record, resume)
     checkpoints.write_config(run, record)
 
@@ -261,8 +263,7 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
     step, elapsed = 0, 0.0
     saved = checkpoints.latest(run) if resume else None
-    if config.init_from and not saved:
-        parent = checkpoints.load(Path(config.init_from))
+    if parent and not saved:
         load_trainable(reader, parent["trainable"])
         torch.set_rng_state(parent["rng"])
         log.info("continuing %s from step %d", config.init_from, parent["step"])
