@@ -13,13 +13,13 @@ from __future__ import annotations
 HEAD = "| set | questions | EM | F1 | best span F1 | answerability accuracy |"
 
 
-def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str = "RUN") -> str:
+def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str = "RUN", parent: str = "PARENT") -> str:
     """The `train` command that runs this configuration again into folder `out`: every setting
     given as its flag (`flags`: the configuration keys `train` takes as flags), so no default
-    can drift; a continuation's parent checkpoint is named inside the folder PARENT."""
+    can drift; a continuation's parent checkpoint is named inside the folder `parent`."""
     layers = config["trainable_layers"]
     if config.get("init_from"):
-        config = {**config, "init_from": f"PARENT/checkpoints/{config['init_from'].rsplit('/', 1)[-1]}"}
+        config = {**config, "init_from": f"{parent}/checkpoints/{config['init_from'].rsplit('/', 1)[-1]}"}
     parts = [f"python -m training.reader train --out {out}", f"--sets {','.join(config['sets'])}"]
     parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
     parts += [f"--{key.replace('_', '-')} {_said(config[key])}" for key in flags if config.get(key) is not None]
@@ -36,8 +36,9 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         f"`{commit['sha']}`{' with uncommitted changes' if commit.get('dirty') else ''}" if commit else "not recorded"
     )
     hardware = training["hardware"]
-    parent = training.get("init")
-    seconds = training["seconds"] + (parent["seconds"] if parent else 0)
+    ancestors = lineage(training)
+    folders = parent_folders(len(ancestors))
+    seconds = training["seconds"] + sum(run["seconds"] for run in ancestors)
     lines = [
         "# The reader: multilingual-e5-small fine-tuned to read a question and a passage together",
         "",
@@ -62,7 +63,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         "## Training",
         "",
         f"- code: commit {said_commit}; seed {training['seed']}",
-        *([_continues(parent, config)] if parent else []),
+        *[_continues(run, child) for run, child in zip(ancestors, [a["config"] for a in ancestors[1:]] + [config])],
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
@@ -79,8 +80,11 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             "## Reproducing these weights",
             "",
             "```bash",
-            *([train_command(parent["config"], flags, hardware["torch_threads"], "PARENT")] if parent else []),
-            train_command(config, flags, hardware["torch_threads"]),
+            *[
+                train_command(run["config"], flags, hardware["torch_threads"], folder, parent)
+                for run, folder, parent in zip(ancestors, folders, ["", *folders])
+            ],
+            train_command(config, flags, hardware["torch_threads"], "RUN", folders[-1] if folders else "PARENT"),
             f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
             f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
             "```",
@@ -106,6 +110,20 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
                 f"| {'**all**' if name == 'all' else f'`{name}`'} | {s['questions']} | " + " | ".join(cells) + " |"
             )
     return "\n".join(lines) + "\n"
+
+
+def lineage(training: dict) -> list[dict]:
+    """The runs a continuation goes on from, first run first: each one's checkpoint record."""
+    runs, run = [], training.get("init")
+    while run:
+        runs.insert(0, run)
+        run = run.get("init")
+    return runs
+
+
+def parent_folders(count: int) -> list[str]:
+    """Folder names for the runs before this one, first first: PARENT alone, else PARENT1, PARENT2…"""
+    return ["PARENT"] if count == 1 else [f"PARENT{i}" for i in range(1, count + 1)]
 
 
 def _continues(parent: dict, config: dict) -> str:

@@ -206,11 +206,13 @@ def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None
 
 def continued_from(config: TrainConfig) -> tuple[dict, dict]:
     """A continuation's parent checkpoint, read once: (its state, to start from; its record:
-    file, SHA-256, step, seconds and its run's configuration, which must read the same data)."""
+    file, SHA-256, step, seconds and its run's configuration, which must read the same data; and,
+    where the parent continued a run in turn, that run's record under "init", back to the first)."""
     path = Path(config.init_from)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no checkpoint to continue from")
-    parent, ours = checkpoints.read_config(path.parent.parent)["config"], config.to_json()
+    parent_run = checkpoints.read_config(path.parent.parent)
+    parent, ours = parent_run["config"], config.to_json()
     differ = [k for k in SAME_DATA if parent.get(k) != ours.get(k)]
     if differ:
         raise ValueError(f"{path} is from a run with other {', '.join(differ)}; a continuation reads the same data")
@@ -221,6 +223,7 @@ def continued_from(config: TrainConfig) -> tuple[dict, dict]:
         "step": state["step"],
         "seconds": round(state["elapsed_s"], 1),
         "config": parent,
+        **({"init": parent_run["init"]} if "init" in parent_run else {}),  # the parent's own parent, and so on
     }
     return state, record
 

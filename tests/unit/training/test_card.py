@@ -130,3 +130,26 @@ def test_a_continuation_s_card_gives_its_parent_s_command_first_and_counts_both_
     assert "--init-from PARENT/checkpoints/step-0004000.pt --first-batch 4000" in commands[1]
     assert "continues a run's `step-0004000.pt` (step 4,000, 1.0 hours; SHA-256 `3434343434343434…`)" in card
     assert "3.0 hours of training steps" in card  # its own 2 and its parent's 1
+
+
+def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_first_run_on():
+    first = {
+        "file": "step-0004000.pt",
+        "sha256": "34" * 32,
+        "step": 4000,
+        "seconds": 3600.0,
+        "config": TRAINED["config"],
+    }
+    second_config = {**TRAINED["config"], "init_from": "/runs/t7/checkpoints/step-0004000.pt", "first_batch": 4000}
+    second = {"file": "step-0002000.pt", "sha256": "56" * 32, "step": 2000, "seconds": 3600.0, "config": second_config}
+    config = {**TRAINED["config"], "init_from": "/runs/t8/checkpoints/step-0002000.pt", "first_batch": 6000}
+    card = model_card(
+        MANIFEST | {"training": {**TRAINED, "config": config, "init": {**second, "init": first}}},
+        flags=("init_from", "first_batch"),
+    )
+    commands = card.split("```bash\n")[1].split("```")[0].splitlines()
+    assert [c.split(" --sets")[0].rsplit(" ", 1)[-1] for c in commands[:3]] == ["PARENT1", "PARENT2", "RUN"]
+    assert "--init-from" not in commands[0]
+    assert "--init-from PARENT1/checkpoints/step-0004000.pt --first-batch 4000" in commands[1]
+    assert "--init-from PARENT2/checkpoints/step-0002000.pt --first-batch 6000" in commands[2]
+    assert "4.0 hours of training steps" in card  # its own 2 and an hour for each run before it

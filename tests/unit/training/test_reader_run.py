@@ -91,6 +91,15 @@ def test_a_continuation_goes_on_from_its_parent_s_weights_batches_and_dropout(ru
     assert (record["file"], record["step"], record["config"]["seed"]) == ("step-0000002.pt", 2, CONFIG.seed)
 
 
+def test_a_continuation_of_a_continuation_records_every_run_back_to_the_first(runs, tmp_path):
+    first = checkpoints.checkpoints(runs["run"])[0]
+    train(dataclasses.replace(CONFIG, steps=2, init_from=str(first), first_batch=2), tmp_path / "second")
+    second = checkpoints.checkpoints(tmp_path / "second")[-1]
+    train(dataclasses.replace(CONFIG, steps=1, init_from=str(second), first_batch=4), tmp_path / "third")
+    record = checkpoints.read_config(tmp_path / "third")["init"]
+    assert (record["config"]["first_batch"], record["init"]["step"], "init" in record["init"]) == (2, 2, False)
+
+
 def test_a_continuation_of_a_run_on_other_data_is_refused(runs, tmp_path):
     parent = checkpoints.checkpoints(runs["run"])[0]
     with pytest.raises(ValueError, match="other max_tokens"):
