@@ -9,7 +9,8 @@ as fit_refusal.py fits the composer's refusal, and write them into the reader's 
 the Wikipedia sets' fitting questions and every fifth of their reported run, and its
 off-topic pairs: questions asked in a course they are not about, to be refused) through the
 product's own retrieval on the indexes `python -m bench.answers` keeps in EVAL_CACHE, reads the
-retrieved sources with the reader told to answer everything (threshold 0), and keeps for each
+retrieved sources with the reader told to answer everything (threshold 0; a question naming a course code no listed
+course has reads only the sources naming it, as the product does), and keeps for each
 question the reader's answerability probability, whether it is answerable, the sources and
 every window's reading and each unit's E5 cosine with the question, as the product measures
 it (so the quotes can be composed again), and whether the answer the
@@ -130,7 +131,7 @@ def collect_off_topic(reader, ae) -> None:
 def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dict:
     """One question: the reader's answerability, its readings, and whether its answer would be
     correct."""
-    from courserag.answers.extractive.read import compose_readings, read_source
+    from courserag.answers.extractive.read import compose_readings, naming, read_source
     from courserag.courses.codes import check_codes
     from courserag.embedders.groups import meaning_of
 
@@ -141,10 +142,13 @@ def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dic
     row["answerable"] = answerable
     # answer_eval scores an answerable question only when it can (judge: None otherwise)
     row["scored"] = answerable and ae.judge(q, "") is not None
-    if codes.about_another_course or not retrieval.items:
-        row["refused_by"] = "codes" if codes.about_another_course else "retrieval"
+    items = naming(retrieval.items, codes.foreign)  # a code no listed course has: what names it (read.py)
+    if codes.about_another_course or not items:
+        row["refused_by"] = (
+            "codes" if codes.about_another_course else "missing_code" if retrieval.items else "retrieval"
+        )
         return row
-    sources = [s for s in (read_source(item) for item in retrieval.items) if s is not None]
+    sources = [s for s in (read_source(item) for item in items) if s is not None]
     readings = reader.read(retrieval.query.text, [s.text for s in sources]) if sources else []
     row["gold"] = {key: q.get(key) for key in ("question", "answers", "answer_spans", "question_type")}
     row["wants_list"] = retrieval.query.ask.wants_list

@@ -49,8 +49,8 @@ def write_extractive(
     Given `reading` (the trained reader with its calibration), its spans choose (read.py);
     else the extractive composer does."""
     query = retrieval.query
-    if reading is not None and not codes.foreign:
-        composition = reading.compose(query, retrieval.items, similarity)
+    if reading is not None:
+        composition = reading.compose(query, retrieval.items, similarity, codes.foreign)
     else:
         composition = compose_answer(retrieval, codes, course, similarity, word_vectors, passage_similarity)
     focused = _on_focus(query.reply_language, composition, retrieval) if retrieval.focus else None

@@ -25,6 +25,7 @@ from courserag.answers.extractive.candidate import Candidate, Composition
 from courserag.answers.extractive.read_calibration import ReaderCalibration, ReadParams
 from courserag.answers.extractive.recency import issued, states_change
 from courserag.answers.extractive.units import Unit, source_units
+from courserag.courses.codes import course_codes
 from courserag.embedders.groups import UnitMatches, meaning_of
 from courserag.lang.query import Query
 from courserag.lang.script import script_of
@@ -45,6 +46,14 @@ class ReadSource:
     units: tuple[Unit, ...]
     text: str
     offsets: tuple[tuple[int, int], ...]
+
+
+def naming(items: Sequence[ContextItem], codes: Sequence[str]) -> list[ContextItem]:
+    """The items that name every one of `codes` (course codes no listed course has, which the
+    materials may still mention: a prerequisite): only they can answer a question about those
+    codes, never a passage about this course's own. All of `items` when there are no codes."""
+    wanted = set(codes)
+    return [item for item in items if wanted <= set(course_codes(f"{item.hit.chunk.locator} {item.text}"))]
 
 
 def read_source(item: ContextItem) -> ReadSource | None:
@@ -167,11 +176,20 @@ class ReadingAnswerer:
     reader: Reader
     calibration: ReaderCalibration
 
-    def compose(self, query: Query, items: Sequence[ContextItem], similarity: Similarity | None = None) -> Composition:
+    def compose(
+        self,
+        query: Query,
+        items: Sequence[ContextItem],
+        similarity: Similarity | None = None,
+        required: Sequence[str] = (),
+    ) -> Composition:
         """The units holding the reader's best spans over `items`, or a refusal. `similarity`
         gives E5's cosines of the question with a source's units, asked for when the fitted
-        quotes or refusal weigh them."""
-        sources = [s for s in (read_source(item) for item in items) if s is not None]
+        quotes or refusal weigh them; `required`, the course codes of no listed course the
+        question names: only the items naming them are read, and none is a refusal."""
+        if required and not naming(items, required):
+            return Composition((), True, "missing_code", items[0].n if items else None)
+        sources = [s for s in (read_source(item) for item in naming(items, required)) if s is not None]
         readings = self.reader.read(query.text, [s.text for s in sources]) if sources else []
         meanings = None
         if similarity is not None and self.calibration.weighs_cosines and readings:

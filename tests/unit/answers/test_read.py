@@ -7,6 +7,7 @@ import pytest
 from courserag.answers.extractive.read import (
     compose_readings,
     covered,
+    naming,
     newer_lead,
     quoted_units,
     read_source,
@@ -211,3 +212,32 @@ def test_the_answerer_asks_e5_for_cosines_only_when_its_quotes_weigh_them(simila
     query = SimpleNamespace(text="When is the final exam?", ask=SimpleNamespace(wants_list=False))
     said = answerer.compose(query, items, cosines)
     assert len(asked) == consulted and quoted in said.units[0].unit.text
+
+
+PREREQUISITE = "Prerequisite: STAT 3470 or an equivalent course in probability."
+LATE_POLICY = "Late homework loses 10% a day."
+
+
+@pytest.mark.parametrize(
+    ("codes", "named"),
+    [
+        ((), [PREREQUISITE, LATE_POLICY]),  # no code asked about: every item
+        (("STAT3470",), [PREREQUISITE]),  # written "STAT 3470" in the syllabus
+        (("MATH101",), []),  # no item names it
+        (("STAT3470", "MATH101"), []),  # every code must be named
+    ],
+)
+def test_a_question_about_a_code_no_listed_course_has_is_read_only_where_the_code_is_named(codes, named):
+    assert [i.text for i in naming([item(PREREQUISITE), item(LATE_POLICY)], codes)] == named
+
+
+def test_a_question_about_a_code_nothing_names_is_refused_without_reading():
+    from types import SimpleNamespace
+
+    from courserag.answers.extractive.read import ReadingAnswerer
+
+    reader = FixedReader([])
+    reader.read = lambda question, passages: pytest.fail("nothing names the code: nothing is read")
+    query = SimpleNamespace(text="Which room is MATH 101 in?", ask=SimpleNamespace(wants_list=False))
+    said = ReadingAnswerer(reader, ReaderCalibration(0.0)).compose(query, [item(LATE_POLICY)], None, ("MATH101",))
+    assert (said.refused, said.reason, said.nearest) == (True, "missing_code", 1)

@@ -127,3 +127,23 @@ def test_the_quotes_fitted_with_the_weights_decide_how_many_spans_an_answer_quot
     assert len(lines["many"]) > len(lines["one"]) and set(lines["one"]) <= set(lines["many"])
     # ranked with E5's cosines, the one span quoted is still one of the spans the reader read
     assert lines["blended"] and set(lines["blended"]) <= set(lines["many"])
+
+
+@pytest.mark.parametrize(
+    ("question", "refused"),
+    [
+        ("ECE3050 和本课程有什么关系？", False),  # not in the catalog, named in the syllabus
+        ("PHY2001 在哪个教室上课？", True),  # named nowhere
+    ],
+)
+def test_the_reader_answers_about_a_code_only_from_the_sources_that_name_it(
+    built_sample_data, embedder, tiny_reader, tmp_path, question, refused
+):
+    engine = engine_with(
+        built_sample_data, embedder, reader_weights=tiny_reader, reader_threshold=1e-6, model_cache_dir=tmp_path
+    )
+    answer = engine.ask("ds2010", question)
+    assert answer.refused == refused
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer.answer)}
+    assert bool(cited) != refused
+    assert all("ECE3050" in next(i.text for i in answer.items if i.n == n) for n in cited)
