@@ -228,6 +228,17 @@ def continued_from(config: TrainConfig) -> tuple[dict, dict]:
     return state, record
 
 
+def starting_point(config: TrainConfig, run: Path, saved: Path | None) -> tuple[dict | None, dict | None]:
+    """A continuation's parent (its state, its record); a resumed one (`saved`: its own last
+    checkpoint) needs only the record its config.json kept, not the parent's file; (None, None)
+    for a run that starts from E5."""
+    if not config.init_from:
+        return None, None
+    if saved is None:
+        return continued_from(config)
+    return None, checkpoints.read_config(run).get("init")
+
+
 def train(
     config: TrainConfig,
     run: Path,
@@ -243,7 +254,8 @@ def train(
     if threads:
         torch.set_num_threads(threads)
     model_file = locate_model()
-    parent, parent_record = continued_from(config) if config.init_from else (None, None)
+    saved = checkpoints.latest(run) if resume else None
+    parent, parent_record = starting_point(config, run, saved)
     record = run_record(config, model_file, parent_record)
     _check_run_folder(run, record, resume)
     checkpoints.write_config(run, record)
@@ -265,8 +277,7 @@ def train(
     warmup_steps = int(config.warmup * total)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
     step, elapsed = 0, 0.0
-    saved = checkpoints.latest(run) if resume else None
-    if parent and not saved:
+    if parent:
         load_trainable(reader, parent["trainable"])
         torch.set_rng_state(parent["rng"])
         log.info("continuing %s from step %d", config.init_from, parent["step"])

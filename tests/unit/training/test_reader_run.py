@@ -91,6 +91,24 @@ def test_a_continuation_goes_on_from_its_parent_s_weights_batches_and_dropout(ru
     assert (record["file"], record["step"], record["config"]["seed"]) == ("step-0000002.pt", 2, CONFIG.seed)
 
 
+def test_a_stopped_continuation_resumes_without_its_parent_s_checkpoint(runs, tmp_path):
+    import shutil
+
+    parent_run = tmp_path / "parent"
+    (parent_run / "checkpoints").mkdir(parents=True)
+    shutil.copy(checkpoints.config_path(runs["run"]), checkpoints.config_path(parent_run))
+    parent = shutil.copy(checkpoints.checkpoints(runs["run"])[0], parent_run / "checkpoints")
+    config = dataclasses.replace(CONFIG, steps=2, init_from=str(parent), first_batch=2, checkpoint_every=1)
+    first = train(config, tmp_path / "on", stop_at=1)
+    shutil.rmtree(parent_run)  # the parent's machine is gone; the continuation's own checkpoint is not
+    resumed = train(config, tmp_path / "on", resume=True)
+    unbroken = train(
+        dataclasses.replace(config, init_from=str(checkpoints.checkpoints(runs["run"])[0])), tmp_path / "u"
+    )
+    assert first.losses + resumed.losses == unbroken.losses
+    assert checkpoints.read_config(tmp_path / "on")["init"]["step"] == 2
+
+
 def test_a_continuation_of_a_continuation_records_every_run_back_to_the_first(runs, tmp_path):
     first = checkpoints.checkpoints(runs["run"])[0]
     train(dataclasses.replace(CONFIG, steps=2, init_from=str(first), first_batch=2), tmp_path / "second")
