@@ -38,6 +38,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
     hardware = training["hardware"]
     ancestors = lineage(training)
     folders = parent_folders(len(ancestors))
+    configs = [run["config"] for run in ancestors] + [config]  # every run's, first first, this one last
     seconds = training["seconds"] + sum(run["seconds"] for run in ancestors)
     lines = [
         "# The reader: multilingual-e5-small fine-tuned to read a question and a passage together",
@@ -63,7 +64,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         "## Training",
         "",
         f"- code: commit {said_commit}; seed {training['seed']}",
-        *[_continues(run, child) for run, child in zip(ancestors, [a["config"] for a in ancestors[1:]] + [config])],
+        *[_continues(run, child) for run, child in zip(ancestors, configs[1:])],
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
@@ -81,10 +82,9 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             "",
             "```bash",
             *[
-                train_command(run["config"], flags, hardware["torch_threads"], folder, parent)
-                for run, folder, parent in zip(ancestors, folders, ["", *folders])
+                train_command(run_config, flags, hardware["torch_threads"], folder, parent)
+                for run_config, folder, parent in zip(configs, [*folders, "RUN"], ["", *folders])
             ],
-            train_command(config, flags, hardware["torch_threads"], "RUN", folders[-1] if folders else "PARENT"),
             f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
             f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
             "```",

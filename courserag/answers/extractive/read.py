@@ -187,9 +187,10 @@ class ReadingAnswerer:
         gives E5's cosines of the question with a source's units, asked for when the fitted
         quotes or refusal weigh them; `required`, the course codes of no listed course the
         question names: only the items naming them are read, and none is a refusal."""
-        if required and not naming(items, required):
+        named = naming(items, required)
+        if required and not named:
             return Composition((), True, "missing_code", items[0].n if items else None)
-        sources = [s for s in (read_source(item) for item in naming(items, required)) if s is not None]
+        sources = [s for s in (read_source(item) for item in named) if s is not None]
         readings = self.reader.read(query.text, [s.text for s in sources]) if sources else []
         meanings = None
         if similarity is not None and self.calibration.weighs_cosines and readings:
