@@ -67,6 +67,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         *[_continues(run, child) for run, child in zip(ancestors, configs[1:])],
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
+        *(
+            [
+                f"- distractors: {config['distractors']:.0%} of each set's questions also read over the passage of "
+                "their set nearest them that does not answer them, unanswerable (training/reader/distractors.py)"
+            ]
+            if config.get("distractors")
+            else []
+        ),
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
         f"warm-up {config['warmup']:.0%} then linear decay, weight decay {config['weight_decay']:g}, "
         f"forward pass in {config.get('precision', 'float32')}",

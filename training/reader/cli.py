@@ -26,6 +26,7 @@ _CONFIG_FLAGS = {
     "stride": int,
     "max_question_tokens": int,
     "max_unanswerable": int,
+    "distractors": float,  # share of questions also read over a passage near them
     "learning_rate": float,
     "head_learning_rate": float,
     "warmup": float,

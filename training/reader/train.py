@@ -30,6 +30,7 @@ from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
+from training.reader.distractors import distractors
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
 from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
 
@@ -49,6 +50,7 @@ class TrainConfig:
     stride: int = 128
     max_question_tokens: int = 64
     max_unanswerable: int | None = 2  # windows without the answer kept per question
+    distractors: float = 0.0  # share of each set's questions also read over a passage near them (distractors.py)
     trainable_layers: int = 2
     learning_rate: float = 5e-5  # the encoder layers' peak learning rate
     head_learning_rate: float | None = None  # the heads' peak learning rate (None: learning_rate)
@@ -86,6 +88,8 @@ class TrainConfig:
                 raise ValueError(f"repeats must name a trained set and a count >= 1, but got {name}={times}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, but got {self.precision!r}")
+        if not 0 <= self.distractors <= 1:
+            raise ValueError(f"distractors must be a share in [0, 1], but got {self.distractors}")
         if self.first_batch < 0:
             raise ValueError(f"first_batch must be >= 0, but got {self.first_batch}")
         if self.learning_rate <= 0 or (self.head_learning_rate is not None and self.head_learning_rate <= 0):
@@ -102,6 +106,11 @@ class TrainConfig:
 
     def to_json(self) -> dict:
         return {**dataclasses.asdict(self), "sets": list(self.sets)}
+
+    @classmethod
+    def defaults(cls) -> dict:
+        """Each setting's default: what an older config.json without it ran with."""
+        return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
 
     @classmethod
     def from_json(cls, record: dict) -> TrainConfig:
@@ -186,8 +195,11 @@ def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torc
 # continuation must share them with its parent for `first_batch` to mean unread windows.
 SAME_DATA = (
     "sets", "batch_size", "max_tokens", "stride", "max_question_tokens", "max_unanswerable",
-    "max_examples", "seed", "repeats", "trainable_layers",
+    "max_examples", "seed", "repeats", "trainable_layers", "distractors",
 )  # fmt: skip
+# What a continuation from the first batch of another pass (first_batch 0) shares with its
+# parent: the weights it trains; it may read other data.
+SAME_WEIGHTS = ("trainable_layers",)
 
 
 def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None) -> dict:
@@ -213,9 +225,14 @@ def continued_from(config: TrainConfig) -> tuple[dict, dict]:
         raise FileNotFoundError(f"{path}: no checkpoint to continue from")
     parent_run = checkpoints.read_config(path.parent.parent)
     parent, ours = parent_run["config"], config.to_json()
-    differ = [k for k in SAME_DATA if parent.get(k) != ours.get(k)]
+    shared = SAME_DATA if config.first_batch else SAME_WEIGHTS
+    differ = [k for k in shared if parent.get(k, TrainConfig.defaults().get(k)) != ours.get(k)]
     if differ:
-        raise ValueError(f"{path} is from a run with other {', '.join(differ)}; a continuation reads the same data")
+        raise ValueError(
+            f"{path} is from a run with other {', '.join(differ)}; a continuation from batch "
+            f"{config.first_batch} of the pass reads the same data (from batch 0 it may read other data, "
+            "but trains the same layers)"
+        )
     state = checkpoints.load(path)
     record = {
         "file": path.name,
@@ -265,6 +282,7 @@ def train(
     e5 = read_e5(model_file)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(list(config.sets), "train", config.max_examples, config.seed, root)
+    examples += distractors(examples, config.distractors, config.seed)
     data = featurize(examples, tokenizer, config.window, config.max_unanswerable, config.seed)
     data = repeat_sets(data, config.repeats or {})
     total = config.steps or -(-len(data.features) // config.batch_size)

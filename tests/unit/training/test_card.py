@@ -153,3 +153,11 @@ def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_fi
     assert "--init-from PARENT1/checkpoints/step-0004000.pt --first-batch 4000" in commands[1]
     assert "--init-from PARENT2/checkpoints/step-0002000.pt --first-batch 6000" in commands[2]
     assert "4.0 hours of training steps" in card  # its own 2 and an hour for each run before it
+
+
+def test_a_card_says_what_share_of_questions_was_read_over_distractors_and_its_command_repeats_it():
+    config = {**TRAINED["config"], "distractors": 0.25}
+    card = model_card(MANIFEST | {"training": {**TRAINED, "config": config}}, flags=("distractors",))
+    assert "- distractors: 25% of each set's questions also read over the passage of their set nearest them" in card
+    assert "--distractors 0.25" in card
+    assert "distractors" not in model_card(MANIFEST | {"training": TRAINED}, flags=("distractors",))

@@ -118,11 +118,21 @@ def test_a_continuation_of_a_continuation_records_every_run_back_to_the_first(ru
     assert (record["config"]["first_batch"], record["init"]["step"], "init" in record["init"]) == (2, 2, False)
 
 
-def test_a_continuation_of_a_run_on_other_data_is_refused(runs, tmp_path):
+def test_a_continuation_from_the_middle_of_a_pass_on_other_data_is_refused(runs, tmp_path):
     parent = checkpoints.checkpoints(runs["run"])[0]
     with pytest.raises(ValueError, match="other max_tokens"):
-        train(dataclasses.replace(CONFIG, max_tokens=64, init_from=str(parent)), tmp_path / "other")
+        train(dataclasses.replace(CONFIG, max_tokens=64, init_from=str(parent), first_batch=2), tmp_path / "other")
     assert not (tmp_path / "other").exists()
+
+
+def test_a_continuation_from_a_new_pass_may_read_other_data_but_not_train_other_layers(runs, tmp_path):
+    parent = checkpoints.checkpoints(runs["run"])[0]
+    more = dataclasses.replace(CONFIG, steps=1, distractors=0.5, init_from=str(parent))
+    assert train(more, tmp_path / "more").step == 1
+    record = checkpoints.read_config(tmp_path / "more")
+    assert (record["config"]["distractors"], record["init"]["config"].get("distractors", 0.0)) == (0.5, 0.0)
+    with pytest.raises(ValueError, match="other trainable_layers"):
+        train(dataclasses.replace(more, trainable_layers=2), tmp_path / "layers")
 
 
 def test_only_the_top_layer_and_the_heads_train(runs):

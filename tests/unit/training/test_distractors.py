@@ -1,0 +1,82 @@
+"""Distractors (training/reader/distractors.py): a share of the questions read over the passage
+of their set nearest them that does not answer them, unanswerable."""
+
+from __future__ import annotations
+
+import pytest
+
+from training.reader.distractors import SUFFIX, distractors, terms
+from training.reader.sets import Answer, Example
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The TA's phone", {"the", "phone"}),  # words of three letters or more, lowercased
+        ("Is it 2026?", {"2026"}),
+        ("助教电话", {"助教", "教电", "电话"}),  # pairs of adjacent Chinese characters
+        ("HW2的截止时间", {"hw2", "的截", "截止", "止时", "时间"}),
+        ("", set()),
+    ],
+)
+def test_terms_are_longer_words_and_pairs_of_chinese_characters(text, expected):
+    assert terms(text) == expected
+
+
+def example(qid, question, context, answer=None, set_name="s"):
+    answers = (Answer(answer, context.index(answer)),) if answer else ()
+    return Example(set_name, qid, question, context, answers, "en", "en")
+
+
+PASSAGES = {
+    "exam": "The final exam is on Friday in Hall B.",
+    "hours": "Priya Nair holds office hours on Fridays in Lab C2.",
+    "phone": "Priya Nair can be reached by phone at 555-0101.",
+    "weather": "Rain is expected over the weekend in the valley.",
+    "grading": "Homework counts for forty percent of the grade.",
+}
+QUESTIONS = [
+    example("q1", "What is the phone number of Priya Nair?", PASSAGES["phone"], "555-0101"),
+    example("q2", "When are the office hours of Priya Nair?", PASSAGES["hours"], "Fridays"),
+    example("q3", "Where is the final exam?", PASSAGES["exam"], "Hall B"),
+    example("q4", "How much does homework count?", PASSAGES["grading"], "forty percent"),
+    example("q5", "Will it rain this weekend?", PASSAGES["weather"], "Rain"),
+    # a set's worth of other passages, so that a term in three of them is still a rare one
+    *[example(f"f{i}", f"What is item {i}?", f"Item {i} is a filler.", f"Item {i}") for i in range(80)],
+]
+
+
+def test_every_question_chosen_is_read_over_the_nearest_passage_that_does_not_answer_it():
+    out = {e.qid: e for e in distractors(QUESTIONS, share=1.0)}
+    assert out["q1" + SUFFIX].context == PASSAGES["hours"]  # shares "priya", "nair"
+    assert out["q2" + SUFFIX].context == PASSAGES["phone"]
+    assert all(not e.answers and not e.answerable for e in out.values())
+    assert all(e.context != q.context for q in QUESTIONS for e in out.values() if e.qid == q.qid + SUFFIX)
+
+
+def test_a_passage_holding_the_answer_is_never_a_distractor():
+    twin = example("q6", "What is the phone number of Priya Nair?", "Call 555-0101 for Priya Nair.", "555-0101")
+    out = {e.qid: e for e in distractors([*QUESTIONS, twin], share=1.0)}
+    assert out["q6" + SUFFIX].context == PASSAGES["hours"]
+    assert out["q1" + SUFFIX].context == PASSAGES["hours"]
+
+
+def test_a_question_sharing_no_term_is_read_over_a_seeded_other_passage():
+    lone = example("q7", "文档在哪里？", PASSAGES["weather"])
+    first = [e.context for e in distractors([*QUESTIONS, lone], share=1.0, seed=3) if e.qid == "q7" + SUFFIX]
+    again = [e.context for e in distractors([*QUESTIONS, lone], share=1.0, seed=3) if e.qid == "q7" + SUFFIX]
+    assert first == again and first[0] != PASSAGES["weather"]
+
+
+def test_the_share_is_a_seeded_choice_within_each_set_and_none_at_zero():
+    many = [example(f"q{i}", f"Where is room {i}?", f"Room {i} is on floor {i}.", f"floor {i}") for i in range(200)]
+    other = [example(f"o{i}", f"Who is tutor {i}?", f"Tutor {i} is Ann {i}.", f"Ann {i}", "t") for i in range(200)]
+    chosen = distractors(many + other, share=0.25, seed=0)
+    assert 30 <= sum(e.set_name == "s" for e in chosen) <= 70 and 30 <= sum(e.set_name == "t" for e in chosen) <= 70
+    assert [e.qid for e in chosen] == [e.qid for e in distractors(many + other, share=0.25, seed=0)]
+    assert {e.context for e in chosen if e.set_name == "t"} <= {e.context for e in other}
+    assert distractors(many, share=0.0) == []
+
+
+def test_a_set_of_one_passage_has_no_distractor():
+    assert distractors(QUESTIONS[:1], share=1.0) == []

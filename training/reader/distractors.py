@@ -1,0 +1,100 @@
+"""Distractors: questions read over a passage near them that does not answer them.
+
+In the product the reader reads what retrieval found, and for a question the materials do
+not answer that is passages about something near it: "What is the phone number of the TA?"
+over the TA's office hours. The sets' own unanswerable windows are other parts of the
+question's passage, and few sets have questions their passage does not answer, so the
+answerability head rarely sees a passage that is merely on the topic.
+
+A seeded share of each set's questions is also paired with the passage of the same set that
+shares the most of the question's rarer terms (weighted by inverse document frequency; words
+of three letters or more, pairs of Chinese characters), other than its own and any passage
+holding one of its answers; where none shares a term (a question across languages), a
+seeded passage of the set. The pair is an unanswerable example.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+from typing import Callable, Sequence
+
+import numpy as np
+
+from training.reader.sets import Example
+
+_TOKEN = re.compile(r"\w+")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+COMMON = 0.05  # a term in more of a set's passages than this share says nothing of a topic
+SUFFIX = "#distractor"
+
+
+def terms(text: str) -> set[str]:
+    """The words of three letters or more (lowercased) and the pairs of adjacent Chinese
+    characters of `text`."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(text.lower()):
+        runs = _HAN.findall(token)
+        if runs:
+            out.update(run[i : i + 2] for run in runs for i in range(len(run) - 1))
+            token = _HAN.sub(" ", token)
+            out.update(word for word in token.split() if len(word) >= 3)
+        elif len(token) >= 3:
+            out.add(token)
+    return out
+
+
+def nearest_passage(question: str, index: dict, idf: dict, allowed: Callable[[int], bool]) -> int | None:
+    """The passage sharing the most weight of the question's terms that is `allowed`; None
+    when none shares one."""
+    scores: Counter = Counter()
+    for term in terms(question):
+        for p in index.get(term, ()):
+            scores[p] += idf[term]
+    return next((p for p, _ in scores.most_common() if allowed(p)), None)
+
+
+def distractors(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
+    """Unanswerable examples: a seeded `share` of each set's questions over their distractor
+    passage (module doc), in the examples' order."""
+    if share <= 0:
+        return []
+    by_set: dict[str, list[int]] = defaultdict(list)
+    for i, example in enumerate(examples):
+        by_set[example.set_name].append(i)
+    chosen: list[tuple[int, Example]] = []
+    for name, members in by_set.items():
+        chosen += _set_distractors([examples[i] for i in members], members, share, seed)
+    return [example for _, example in sorted(chosen, key=lambda pair: pair[0])]
+
+
+def _set_distractors(examples: list[Example], positions: list[int], share: float, seed: int):
+    passages = list(dict.fromkeys(e.context for e in examples))
+    if len(passages) < 2:
+        return []
+    own = {text: i for i, text in enumerate(passages)}
+    index: dict[str, list[int]] = defaultdict(list)
+    for p, text in enumerate(passages):
+        for term in terms(text):
+            index[term].append(p)
+    limit = max(2, int(COMMON * len(passages)))  # a term shared with one other passage always counts
+    index = {term: ps for term, ps in index.items() if len(ps) <= limit}
+    idf = {term: math.log(len(passages) / len(ps)) for term, ps in index.items()}
+    rng = np.random.default_rng([seed, len(examples)])
+    picked = np.flatnonzero(rng.random(len(examples)) < share)
+    out = []
+    for i in picked.tolist():
+        example = examples[i]
+        mine = own[example.context]
+
+        def allowed(p: int, example=example, mine=mine) -> bool:
+            return p != mine and not any(a.text in passages[p] for a in example.answers)
+
+        p = nearest_passage(example.question, index, idf, allowed)
+        if p is None:
+            p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
+        if p is not None:
+            out.append((positions[i], replace(example, qid=example.qid + SUFFIX, context=passages[p], answers=())))
+    return out
