@@ -109,8 +109,11 @@ def _env(cache: Path, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def run_shared(spec: AnswerSet, cache: Path, python: str, max_override: int | None = None) -> Row:
-    """One set through answer_eval.py, the index kept in `cache` (a rerun skips the build)."""
+def run_shared(
+    spec: AnswerSet, cache: Path, python: str, max_override: int | None = None, env: dict[str, str] | None = None
+) -> Row:
+    """One set through answer_eval.py, the index kept in `cache` (a rerun skips the build);
+    `env`: variables the product reads beside the environment's (READER_WEIGHTS)."""
     work = cache / f"{spec.name}-{spec.scope}"
     size = spec.max if max_override is None else max_override
     out = cache / f"{spec.name}-{spec.scope}{'-' + spec.split if spec.split else ''}-{size or 'all'}.results.jsonl"
@@ -131,7 +134,7 @@ def run_shared(spec: AnswerSet, cache: Path, python: str, max_override: int | No
         command += ["--split", spec.split]
     if size:
         command += ["--max", str(size)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=_env(cache, {}))
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=_env(cache, env or {}))
     if done.returncode:
         raise RuntimeError(f"answer_eval failed on {spec.name}: {(done.stderr or done.stdout)[-800:]}")
     return parse_answer_eval(done.stdout)

@@ -32,6 +32,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # cross-language sets, median and p95 of the CLI's own timings_ms.total per question.
 SPEED_SETS = ("syllabusqa_dev", "xquad_zh2en_dev", "xquad_en2zh_dev")
 ASK_MEDIAN_MS, ASK_P95_MS = 100.0, 200.0
+# Issue 41's for the ask answered by the trained reader in the repository, on the same sets.
+READER = Path(__file__).resolve().parents[1] / "models" / "reader" / "reader.safetensors"
+READER_MEDIAN_MS, READER_P95_MS = 250.0, 500.0
 
 
 @dataclass
@@ -66,6 +69,9 @@ class Plan:
     # yet embedded (embedders/groups.py keeps them per source), so their median is a cold
     # start's (254 ms across languages in a trial), not the product's (24 ms).
     answer_sets: tuple[str, ...] = SPEED_SETS
+    # The same sets answered by the reader (READER), at each of these reader thread counts
+    # (READER_THREADS), beside the composer's ask of the same run; () leaves the reader out.
+    reader_threads: tuple[int, ...] = (1, 2)
     skip: tuple[str, ...] = ()
 
     def iterations_at(self, n: int) -> int:
@@ -283,8 +289,7 @@ def run(plan: Plan) -> dict:
         results["memory"]["courses"] = others + ([results["memory"]["course"]] if courses else [])
 
     if "answers" not in plan.skip and plan.answer_sets:
-        _say(f"extractive ask on real questions: {', '.join(plan.answer_sets)}", step="answers")
-        results["answers"] = answer_speed(plan.answer_sets)
+        results.update(ask_speed(plan))
 
     _say("", None)
     results["timings_s"] = dict(TIMINGS)
@@ -307,11 +312,12 @@ def _get(d, *path, default=math.nan):
     return d
 
 
-def answer_speed(names: tuple[str, ...]) -> dict:
+def answer_speed(names: tuple[str, ...], env: dict[str, str] | None = None) -> dict:
     """Each shared set through the product's CLI (bench.answers: answer_eval.py, its index kept
     in EVAL_CACHE, default /tmp/evalcache): the whole ask's median and p95 and the answer
     figures beside them, so a faster composer cannot hide a worse one. A set whose shared data
-    is not on this machine is reported as missing, not skipped silently."""
+    is not on this machine is reported as missing, not skipped silently. `env`: the product's
+    variables for these runs (the reader's)."""
     from bench.answers import CACHE, SETS, SHARED, run_shared
 
     out = {}
@@ -320,7 +326,7 @@ def answer_speed(names: tuple[str, ...]) -> dict:
         if not (SHARED / name / "queries.jsonl").is_file():
             out[name] = {"missing": str(SHARED / name)}
             continue
-        row = run_shared(spec, CACHE, sys.executable)
+        row = run_shared(spec, CACHE, sys.executable, env=env)
         out[name] = {
             "questions": row.n,
             "median_ms": row.ms_median,
@@ -329,6 +335,63 @@ def answer_speed(names: tuple[str, ...]) -> dict:
             "top_chunk": row.top_chunk,
             "words": row.words,
         }
+    return out
+
+
+def ask_speed(plan: Plan) -> dict:
+    """{"answers": the composer's ask on the plan's sets, "reader_answers": the reader's, when
+    the repository has one and the plan asks for it}."""
+    _say(f"extractive ask on real questions: {', '.join(plan.answer_sets)}", step="answers")
+    out = {"answers": answer_speed(plan.answer_sets)}
+    if plan.reader_threads and READER.is_file():
+        out["reader_answers"] = reader_speed(plan)
+    return out
+
+
+def reader_speed(plan: Plan) -> dict:
+    """answer_speed's sets answered by the reader in the repository, at each of the plan's
+    reader thread counts: {threads: {set: figures}}."""
+    out = {}
+    for threads in plan.reader_threads:
+        _say(f"the same, answered by the reader on {threads} thread(s)", step=f"reader-{threads}")
+        out[str(threads)] = answer_speed(
+            plan.answer_sets, {"READER_WEIGHTS": str(READER), "READER_THREADS": str(threads)}
+        )
+    return out
+
+
+def reader_targets(results: dict) -> list[tuple[str, float, float, bool]]:
+    """(target, measured, limit, met) of the reader's ask on each set at each thread count."""
+    out = []
+    for threads, sets in results.get("reader_answers", {}).items():
+        for name, entry in sets.items():
+            if "missing" in entry:
+                continue
+            med, p95 = entry["median_ms"], entry["p95_ms"]
+            said = f"{name}, {threads} reader thread(s)"
+            out.append(
+                (
+                    f"reader ask median <= {READER_MEDIAN_MS:.0f} ms, {said}",
+                    med,
+                    READER_MEDIAN_MS,
+                    med <= READER_MEDIAN_MS,
+                )
+            )
+            out.append((f"reader ask p95 <= {READER_P95_MS:.0f} ms, {said}", p95, READER_P95_MS, p95 <= READER_P95_MS))
+    return out
+
+
+def reader_rows(results: dict) -> list[tuple[str, dict, dict]]:
+    """(figure, the reader's ask, the composer's ask of the same set and run) per set and thread count."""
+    composer = results.get("answers", {})
+    out = []
+    for threads, sets in results.get("reader_answers", {}).items():
+        for name, entry in sets.items():
+            base = composer.get(name, {})
+            if "missing" in entry or "median_ms" not in base:
+                continue
+            label = f"ask (reader, {threads} thread(s)), {name} (correct {_fmt(entry['correct'], 3)}, {_fmt(entry['words'])} words)"
+            out.append((label, entry, base))
     return out
 
 
@@ -418,6 +481,8 @@ def evaluate_targets(results: dict, plan: Plan) -> list[dict]:
         med, p95 = entry["median_ms"], entry["p95_ms"]
         add(f"extractive ask median <= {ASK_MEDIAN_MS:.0f} ms, {name}", med, ASK_MEDIAN_MS, med <= ASK_MEDIAN_MS)
         add(f"extractive ask p95 <= {ASK_P95_MS:.0f} ms, {name}", p95, ASK_P95_MS, p95 <= ASK_P95_MS)
+    for target in reader_targets(results):
+        add(*target)
     q = _get(results, "embedders", "quality", "backends", default={})
     for name, m in q.items():
         if name != "torch":
@@ -536,6 +601,8 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
             f" top chunk {_fmt(entry['top_chunk'], 3)}, {_fmt(entry['words'])} words)",
             entry,
         )
+    for label, entry, base in reader_rows(results):
+        stat_row(label, entry, "composer's ask", base, entry["median_ms"] / base["median_ms"])
     emb = results.get("embedders", {}).get("speed")
     if emb:
         torch_b = emb["backends"]["torch"]

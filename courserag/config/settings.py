@@ -160,6 +160,10 @@ class Settings:
     # The answerability probability below which the reader refuses; unset: the point its
     # manifest was calibrated at (0.5 when it names none).
     reader_threshold: float | None = setting("READER_THRESHOLD", None)
+    # Intra-op threads of the reader's onnxruntime session; unset: CPU_THREADS. The reader is
+    # most of a question's time when it is on (docs/READER.md, "Cost"), and onnxruntime's
+    # threads here never spin, so they cost a busy machine's other requests little.
+    reader_threads: int | None = setting("READER_THREADS", None)
     # Answer-unit vectors kept between questions (embedders/groups.py): ~3.5 KB each for the
     # default E5 + USE ensemble (896 floats), ~1.5 KB for E5 alone.
     unit_vector_cache: int = setting("UNIT_VECTOR_CACHE", 12_000)
@@ -204,6 +208,11 @@ class Settings:
     @property
     def llm_enabled(self) -> bool:
         return bool(self.llm_base_url)
+
+    @property
+    def reader_thread_count(self) -> int:
+        """The reader's intra-op threads: READER_THREADS, else CPU_THREADS."""
+        return self.cpu_threads if self.reader_threads is None else self.reader_threads
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> "Settings":
@@ -263,6 +272,8 @@ class Settings:
             )
         if self.retrieval.fusion not in ("hybrid", "reference"):
             raise ConfigError(f"FUSION must be 'hybrid' or 'reference', but got {self.retrieval.fusion!r}")
+        if self.reader_threads is not None and self.reader_threads < 0:
+            raise ConfigError(f"READER_THREADS must be 0 (one a core) or more, but got {self.reader_threads}")
         if self.reader_threshold is not None and not 0.0 < self.reader_threshold < 1.0:
             raise ConfigError(f"READER_THRESHOLD must lie between 0 and 1, but got {self.reader_threshold}")
         if self.catalog_today is not None:

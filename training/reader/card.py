@@ -111,9 +111,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             f"Answers at probability ≥ {calibration['threshold']:.3f}: {calibration['chosen_on']}.",
         ]
     if scores:
-        lines += ["", "## Held-out figures", "", HEAD, "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        keys = ["em", "f1", "span_f1", "answerability_accuracy"]
+        head = HEAD
+        if any(s.get("distractors_refused") is not None for s in scores.values()):
+            keys.append("distractors_refused")
+            head += " distractors refused |"
+        lines += ["", "## Held-out figures", "", head, "| --- | ---: |" + " ---: |" * len(keys)]
         for name, s in scores.items():
-            cells = [_cell(s.get(k)) for k in ("em", "f1", "span_f1", "answerability_accuracy")]
+            cells = [_cell(s.get(k)) for k in keys]
             lines.append(
                 f"| {'**all**' if name == 'all' else f'`{name}`'} | {s['questions']} | " + " | ".join(cells) + " |"
             )

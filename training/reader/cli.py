@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--max-examples", type=int, help="held-out questions per set (default: all)")
     evaluate.add_argument("--batch-size", type=int, default=32)
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
+    evaluate.add_argument(
+        "--distractors", type=float, default=0.0, help="share of the questions also read over a distractor passage"
+    )
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
         "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
@@ -166,6 +169,7 @@ def _evaluate(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
+    from training.reader.distractors import distractors
     from training.reader.evaluate import score
     from training.reader.sets import pinned_examples
 
@@ -175,6 +179,7 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
+    examples += distractors(examples, args.distractors)
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)

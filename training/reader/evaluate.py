@@ -7,7 +7,10 @@ probability reaches `threshold`. Scores per set (metrics.py):
 
 - `em`, `f1`: the answer as the product would give it (nothing when judged unanswerable);
 - `span_em`, `span_f1`: answerable questions only, the best span whatever the head says;
-- `answerability_accuracy`: the answer-or-not decision against the set's label.
+- `answerability_accuracy`: the answer-or-not decision against the set's label;
+- `distractors_refused`: of the held-out questions read over a distractor passage
+  (distractors.py; `evaluate --distractors`), the share judged unanswerable. Those readings
+  count in no other score.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import torch
 
 from courserag.reader.spans import MAX_ANSWER_TOKENS, window_span
 from training.reader.data import Featurized, pad_batch
+from training.reader.distractors import SUFFIX
 from training.reader.metrics import best_scores
 from training.reader.model import Reader
 
@@ -80,7 +84,7 @@ def score(examples: Sequence, predictions: Sequence[Prediction], threshold: floa
     for example, prediction in zip(examples, predictions, strict=True):
         references = [a.text for a in example.answers]
         em, f1 = best_scores(prediction.answer(threshold), references, example.context_lang)
-        row = {"em": em, "f1": f1, "answerable": example.answerable}
+        row = {"em": em, "f1": f1, "answerable": example.answerable, "distractor": example.qid.endswith(SUFFIX)}
         row["decided"] = float((prediction.answer_probability >= threshold) == example.answerable)
         if example.answerable:
             row["span_em"], row["span_f1"] = best_scores(prediction.span_text, references, example.context_lang)
@@ -90,6 +94,8 @@ def score(examples: Sequence, predictions: Sequence[Prediction], threshold: floa
 
 
 def _summary(rows: list[dict]) -> dict:
+    distractors = [r for r in rows if r["distractor"]]
+    rows = [r for r in rows if not r["distractor"]]
     answerable = [r for r in rows if r["answerable"]]
     mean = lambda values: round(float(np.mean(values)), 4) if values else None
     return {
@@ -100,4 +106,5 @@ def _summary(rows: list[dict]) -> dict:
         "span_em": mean([r["span_em"] for r in answerable]),
         "span_f1": mean([r["span_f1"] for r in answerable]),
         "answerability_accuracy": mean([r["decided"] for r in rows]),
+        "distractors_refused": mean([r["decided"] for r in distractors]),
     }

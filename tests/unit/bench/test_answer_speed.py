@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from bench.run import ASK_MEDIAN_MS, ASK_P95_MS, Plan, evaluate_targets, quick_plan, table_rows, tiny_plan
+from bench.run import (
+    ASK_MEDIAN_MS,
+    ASK_P95_MS,
+    READER_MEDIAN_MS,
+    READER_P95_MS,
+    Plan,
+    evaluate_targets,
+    quick_plan,
+    table_rows,
+    tiny_plan,
+)
 
 
 def _answers(median: float, p95: float) -> dict:
@@ -42,3 +52,30 @@ def test_the_table_shows_the_figures_and_says_which_set_was_missing():
 def test_the_full_and_quick_plans_ask_the_issues_sets_whole_and_the_tests_plan_none():
     assert Plan().answer_sets == quick_plan().answer_sets == ("syllabusqa_dev", "xquad_zh2en_dev", "xquad_en2zh_dev")
     assert tiny_plan().answer_sets == ()
+
+
+def _with_reader(median: float, p95: float) -> dict:
+    reader = {"questions": 957, "median_ms": median, "p95_ms": p95, "correct": 0.61, "top_chunk": 0.56, "words": 54}
+    return {**_answers(29.0, 153.0), "reader_answers": {"2": {"syllabusqa_dev": reader}}}
+
+
+@pytest.mark.parametrize(
+    "median, p95, median_met, p95_met",
+    [(180.0, 390.0, True, True), (READER_MEDIAN_MS, READER_P95_MS, True, True), (260.0, 520.0, False, False)],
+)
+def test_the_reader_s_ask_is_held_to_issue_41_s_median_and_p95_at_each_thread_count(median, p95, median_met, p95_met):
+    targets = {t["target"]: t for t in evaluate_targets(_with_reader(median, p95), Plan())}
+    by_median = targets[f"reader ask median <= {READER_MEDIAN_MS:.0f} ms, syllabusqa_dev, 2 reader thread(s)"]
+    by_p95 = targets[f"reader ask p95 <= {READER_P95_MS:.0f} ms, syllabusqa_dev, 2 reader thread(s)"]
+    assert (by_median["met"], by_p95["met"]) == (median_met, p95_met)
+
+
+def test_the_table_gives_the_reader_s_ask_as_a_ratio_to_the_composer_s_in_the_same_run():
+    rows = table_rows(_with_reader(174.0, 390.0))
+    reader = next(row for row in rows if row[0].startswith("ask (reader, 2 thread(s)), syllabusqa_dev"))
+    assert reader[1:] == ("174.0", "390.0", "composer's ask", "29.0", "6.00x")
+
+
+def test_the_full_and_quick_plans_ask_the_reader_on_one_and_two_threads_and_the_tests_plan_not_at_all():
+    assert Plan().reader_threads == quick_plan().reader_threads == (1, 2)
+    assert tiny_plan().answer_sets == ()  # so no reader either

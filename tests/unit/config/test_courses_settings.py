@@ -66,6 +66,14 @@ def test_settings_from_env():
 
 
 @pytest.mark.parametrize(
+    ("env", "threads"),
+    [({}, 1), ({"CPU_THREADS": "2"}, 2), ({"READER_THREADS": "2"}, 2), ({"CPU_THREADS": "2", "READER_THREADS": "1"}, 1)],
+)
+def test_the_reader_runs_on_its_own_thread_count_else_the_models_one(env, threads):
+    assert Settings.from_env(env).reader_thread_count == threads
+
+
+@pytest.mark.parametrize(
     "env, message",
     [
         ({"TOP_K": "many"}, "TOP_K must be a int"),
@@ -73,6 +81,7 @@ def test_settings_from_env():
         ({"FUSION": "magic"}, "FUSION must be"),
         ({"UNIT_TOKEN_CACHE": "0"}, "UNIT_TOKEN_CACHE must be > 0"),
         ({"UNIT_VECTOR_CACHE": "-1"}, "UNIT_VECTOR_CACHE and UNIT_TOKEN_CACHE must be > 0"),
+        ({"READER_THREADS": "-2"}, "READER_THREADS must be 0"),
     ],
 )
 def test_settings_validation_names_the_variable(env, message):

@@ -81,6 +81,13 @@ def test_the_reader_refuses_below_its_threshold_and_points_at_a_source(
     assert answer.suggestions and answer.suggestions[0]["source"]
 
 
+def test_the_reader_s_session_gets_the_reader_s_thread_count(built_sample_data, embedder, tiny_reader, tmp_path):
+    engine = engine_with(
+        built_sample_data, embedder, reader_weights=tiny_reader, reader_threads=2, model_cache_dir=tmp_path
+    )
+    assert engine.parts.reading.reader.session.get_session_options().intra_op_num_threads == 2
+
+
 def test_warming_up_converts_the_reader_before_the_first_question(built_sample_data, embedder, tiny_reader, tmp_path):
     engine = engine_with(built_sample_data, embedder, reader_weights=tiny_reader, model_cache_dir=tmp_path)
     assert not list(tmp_path.glob("reader-*/reader-int8.onnx"))

@@ -161,3 +161,11 @@ def test_a_card_says_what_share_of_questions_was_read_over_distractors_and_its_c
     assert "- distractors: 25% of each set's questions also read over the passage of their set nearest them" in card
     assert "--distractors 0.25" in card
     assert "distractors" not in model_card(MANIFEST | {"training": TRAINED}, flags=("distractors",))
+
+
+def test_the_card_gives_the_held_out_distractors_refused_when_they_were_measured():
+    scores = {"all": {**SCORES["all"], "distractors_refused": 0.75}}
+    card = model_card(MANIFEST, scores)
+    assert "| answerability accuracy | distractors refused |" in card
+    assert "| **all** | 371 | 0.500 | 0.600 | 0.650 | 0.900 | 0.750 |" in card
+    assert "distractors refused" not in model_card(MANIFEST, SCORES)

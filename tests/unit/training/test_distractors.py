@@ -80,3 +80,17 @@ def test_the_share_is_a_seeded_choice_within_each_set_and_none_at_zero():
 
 def test_a_set_of_one_passage_has_no_distractor():
     assert distractors(QUESTIONS[:1], share=1.0) == []
+
+
+@pytest.mark.parametrize(
+    ("probability", "refused"),
+    [(0.2, 1.0), (0.9, 0.0)],
+)
+def test_held_out_readings_over_distractors_are_scored_apart_as_refused_or_not(probability, refused):
+    from training.reader.evaluate import Prediction, score
+
+    question = QUESTIONS[2]
+    (distractor,) = [e for e in distractors(QUESTIONS[:5], share=1.0) if e.qid == "q3" + SUFFIX]
+    scores = score([question, distractor], [Prediction("Hall B", 0.9), Prediction("Lab C2", probability)])
+    assert scores["s"]["questions"] == 1 and scores["s"]["em"] == 1.0  # the distractor counts in no other score
+    assert scores["s"]["distractors_refused"] == scores["all"]["distractors_refused"] == refused
