@@ -56,7 +56,9 @@ class EngineParts:
     def __post_init__(self) -> None:
         if self.reading is None and self.settings.reader_weights is not None:
             reader = Reader(
-                self.settings.reader_weights, cache_dir=self.settings.models_dir(), threads=self.settings.reader_thread_count
+                self.settings.reader_weights,
+                cache_dir=self.settings.models_dir(),
+                threads=self.settings.reader_thread_count,
             )
             calibration = ReaderCalibration.from_manifest(reader.delta.calibration, self.settings.reader_threshold)
             self.reading = ReadingAnswerer(reader, calibration)

@@ -67,7 +67,12 @@ def test_settings_from_env():
 
 @pytest.mark.parametrize(
     ("env", "threads"),
-    [({}, 1), ({"CPU_THREADS": "2"}, 2), ({"READER_THREADS": "2"}, 2), ({"CPU_THREADS": "2", "READER_THREADS": "1"}, 1)],
+    [
+        ({}, 1),
+        ({"CPU_THREADS": "2"}, 2),
+        ({"READER_THREADS": "2"}, 2),
+        ({"CPU_THREADS": "2", "READER_THREADS": "1"}, 1),
+    ],
 )
 def test_the_reader_runs_on_its_own_thread_count_else_the_models_one(env, threads):
     assert Settings.from_env(env).reader_thread_count == threads
