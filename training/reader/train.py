@@ -108,11 +108,6 @@ class TrainConfig:
         return {**dataclasses.asdict(self), "sets": list(self.sets)}
 
     @classmethod
-    def defaults(cls) -> dict:
-        """Each setting's default: what an older config.json without it ran with."""
-        return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
-
-    @classmethod
     def from_json(cls, record: dict) -> TrainConfig:
         """Fields missing from an older config.json take their defaults."""
         fields = {f.name for f in dataclasses.fields(cls)}
@@ -225,8 +220,9 @@ def continued_from(config: TrainConfig) -> tuple[dict, dict]:
         raise FileNotFoundError(f"{path}: no checkpoint to continue from")
     parent_run = checkpoints.read_config(path.parent.parent)
     parent, ours = parent_run["config"], config.to_json()
+    said = TrainConfig.from_json(parent).to_json()  # an older config.json's missing settings at their defaults
     shared = SAME_DATA if config.first_batch else SAME_WEIGHTS
-    differ = [k for k in shared if parent.get(k, TrainConfig.defaults().get(k)) != ours.get(k)]
+    differ = [k for k in shared if said.get(k) != ours.get(k)]
     if differ:
         raise ValueError(
             f"{path} is from a run with other {', '.join(differ)}; a continuation from batch "
