@@ -9,7 +9,8 @@
 # 1. its int8 export (the form the product ships) of the run's newest checkpoint, unless OUT
 #    holds one already;
 # 2. held-out exact match and F1 through the product's ONNX reader (40 questions a set), and
-#    how often it refuses those questions read over a distractor passage;
+#    how often it refuses those questions read over a distractor passage and over a passage
+#    of another source;
 # 3. every shared set through the product as it answers without a reader, the composer: the
 #    "before" column, on the same machine in the same run, and the indexes steps 4 and 5 read;
 # 4. its quotes and refusal fitted through the product's retrieval and written into the
@@ -42,7 +43,7 @@ SHA=$(sha256sum "$WEIGHTS" | cut -c1-16)
 export READER_ROWS_DIR=${READER_ROWS_DIR:-${EVAL_CACHE:-/tmp/evalcache}/reader_rows-$SHA}
 if [ ! -f "$OUT/heldout.json" ]; then
   step "held-out scores"
-  "$PY" -m training.reader evaluate --delta "$WEIGHTS" --onnx int8 --max-examples 40 --distractors 1 --json "$OUT/heldout.json"
+  "$PY" -m training.reader evaluate --delta "$WEIGHTS" --onnx int8 --max-examples 40 --distractors 1 --off-topic 1 --json "$OUT/heldout.json"
 fi
 if [ ! -f "$OUT/composer.md" ]; then
   step "every shared set through the composer"

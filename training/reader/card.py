@@ -75,6 +75,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             if config.get("distractors")
             else []
         ),
+        *(
+            [
+                f"- off topic: {config['off_topic']:.0%} of each set's questions also read over a passage of a set "
+                "from another source, unanswerable (training/reader/distractors.py)"
+            ]
+            if config.get("off_topic")
+            else []
+        ),
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
         f"warm-up {config['warmup']:.0%} then linear decay, weight decay {config['weight_decay']:g}, "
         f"forward pass in {config.get('precision', 'float32')}",
@@ -113,9 +121,10 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
     if scores:
         keys = ["em", "f1", "span_f1", "answerability_accuracy"]
         head = HEAD
-        if any(s.get("distractors_refused") is not None for s in scores.values()):
-            keys.append("distractors_refused")
-            head += " distractors refused |"
+        for key in ("distractors_refused", "off_topic_refused"):
+            if any(s.get(key) is not None for s in scores.values()):
+                keys.append(key)
+                head += f" {key.replace('_', ' ')} |"
         lines += ["", "## Held-out figures", "", head, "| --- | ---: |" + " ---: |" * len(keys)]
         for name, s in scores.items():
             cells = [_cell(s.get(k)) for k in keys]

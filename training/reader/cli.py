@@ -27,6 +27,7 @@ _CONFIG_FLAGS = {
     "max_question_tokens": int,
     "max_unanswerable": int,
     "distractors": float,  # share of questions also read over a passage near them
+    "off_topic": float,  # share of questions also read over a passage of another source
     "learning_rate": float,
     "head_learning_rate": float,
     "warmup": float,
@@ -73,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
     evaluate.add_argument(
         "--distractors", type=float, default=0.0, help="share of the questions also read over a distractor passage"
+    )
+    evaluate.add_argument(
+        "--off-topic", type=float, default=0.0, help="share of the questions also read over another source's passage"
     )
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
@@ -169,7 +173,7 @@ def _evaluate(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import distractors
+    from training.reader.distractors import distractors, off_topic
     from training.reader.evaluate import score
     from training.reader.sets import pinned_examples
 
@@ -179,7 +183,7 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    examples += distractors(examples, args.distractors)
+    examples += distractors(examples, args.distractors) + off_topic(examples, args.off_topic)
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)

@@ -11,6 +11,13 @@ shares the most of the question's rarer terms (weighted by inverse document freq
 of three letters or more, pairs of Chinese characters), other than its own and any passage
 holding one of its answers; where none shares a term (a question across languages), a
 seeded passage of the set. The pair is an unanswerable example.
+
+Off-topic readings are the other half of what the product reads for a question its course
+does not answer: "今天北京的天气怎么样？" over a syllabus, an English question over a Chinese
+course's notes. A seeded share of each set's questions is also paired with a seeded passage of
+a set from another source (the set drawn uniformly, so that the few Chinese sets are drawn as
+often as the many English ones), other than any passage holding one of its answers. Sets from
+one source (the four MLQA sets) share articles in two languages, so none is another's source.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ _TOKEN = re.compile(r"\w+")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 COMMON = 0.05  # a term in more of a set's passages than this share says nothing of a topic
 SUFFIX = "#distractor"
+OFF_TOPIC = "#off-topic"
 
 
 def terms(text: str) -> set[str]:
@@ -97,4 +105,38 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
             p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
         if p is not None:
             out.append((positions[i], replace(example, qid=example.qid + SUFFIX, context=passages[p], answers=())))
+    return out
+
+
+def source(set_name: str) -> str:
+    """The source a set was drawn from, the first part of its name: mlqa_dev_en → mlqa."""
+    return set_name.split("_")[0]
+
+
+def off_topic(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
+    """Unanswerable examples: a seeded `share` of each set's questions over a seeded passage of
+    a set from another source (module doc), in the examples' order."""
+    if share <= 0:
+        return []
+    languages: dict[str, dict[str, str]] = defaultdict(dict)  # set → passage → its language
+    for example in examples:
+        languages[example.set_name][example.context] = example.context_lang
+    passages = {name: list(texts) for name, texts in languages.items()}
+    names = sorted(passages)
+    rng = np.random.default_rng([seed, len(examples), 1])
+    picked = rng.random(len(examples)) < share
+    out = []
+    for example, chosen in zip(examples, picked.tolist()):
+        others = [name for name in names if source(name) != source(example.set_name)]
+        if not chosen or not others:
+            continue
+        for _ in range(8):  # a drawn passage holding an answer is drawn again
+            name = others[rng.integers(len(others))]
+            context = passages[name][rng.integers(len(passages[name]))]
+            if not any(a.text in context for a in example.answers):
+                language = languages[name][context]
+                out.append(
+                    replace(example, qid=example.qid + OFF_TOPIC, context=context, context_lang=language, answers=())
+                )
+                break
     return out

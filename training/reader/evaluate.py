@@ -11,6 +11,7 @@ probability reaches `threshold`. Scores per set (metrics.py):
 - `distractors_refused`: of the held-out questions read over a distractor passage
   (distractors.py; `evaluate --distractors`), the share judged unanswerable. Those readings
   count in no other score.
+- `off_topic_refused`: likewise over a passage of another source (`evaluate --off-topic`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import torch
 
 from courserag.reader.spans import MAX_ANSWER_TOKENS, window_span
 from training.reader.data import Featurized, pad_batch
-from training.reader.distractors import SUFFIX
+from training.reader.distractors import OFF_TOPIC, SUFFIX
 from training.reader.metrics import best_scores
 from training.reader.model import Reader
 
@@ -78,13 +79,19 @@ def predict_with(
     return [Prediction(best[i][1], probability[i]) for i in range(len(data.examples))]
 
 
+# Readings of a held-out question over a passage that does not answer it, by qid suffix, and
+# the score that gives the share of them refused.
+READINGS = {SUFFIX: "distractors_refused", OFF_TOPIC: "off_topic_refused"}
+
+
 def score(examples: Sequence, predictions: Sequence[Prediction], threshold: float = 0.5) -> dict[str, dict]:
     """Scores per set (and "all"), as described in the module's docstring."""
     rows: dict[str, list[dict]] = defaultdict(list)
     for example, prediction in zip(examples, predictions, strict=True):
         references = [a.text for a in example.answers]
         em, f1 = best_scores(prediction.answer(threshold), references, example.context_lang)
-        row = {"em": em, "f1": f1, "answerable": example.answerable, "distractor": example.qid.endswith(SUFFIX)}
+        reading = next((name for suffix, name in READINGS.items() if example.qid.endswith(suffix)), None)
+        row = {"em": em, "f1": f1, "answerable": example.answerable, "reading": reading}
         row["decided"] = float((prediction.answer_probability >= threshold) == example.answerable)
         if example.answerable:
             row["span_em"], row["span_f1"] = best_scores(prediction.span_text, references, example.context_lang)
@@ -94,8 +101,8 @@ def score(examples: Sequence, predictions: Sequence[Prediction], threshold: floa
 
 
 def _summary(rows: list[dict]) -> dict:
-    distractors = [r for r in rows if r["distractor"]]
-    rows = [r for r in rows if not r["distractor"]]
+    readings = {name: [r["decided"] for r in rows if r["reading"] == name] for name in READINGS.values()}
+    rows = [r for r in rows if not r["reading"]]
     answerable = [r for r in rows if r["answerable"]]
     mean = lambda values: round(float(np.mean(values)), 4) if values else None
     return {
@@ -106,5 +113,5 @@ def _summary(rows: list[dict]) -> dict:
         "span_em": mean([r["span_em"] for r in answerable]),
         "span_f1": mean([r["span_f1"] for r in answerable]),
         "answerability_accuracy": mean([r["decided"] for r in rows]),
-        "distractors_refused": mean([r["decided"] for r in distractors]),
+        **{name: mean(decided) for name, decided in readings.items()},
     }

@@ -155,17 +155,29 @@ def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_fi
     assert "4.0 hours of training steps" in card  # its own 2 and an hour for each run before it
 
 
-def test_a_card_says_what_share_of_questions_was_read_over_distractors_and_its_command_repeats_it():
-    config = {**TRAINED["config"], "distractors": 0.25}
-    card = model_card(MANIFEST | {"training": {**TRAINED, "config": config}}, flags=("distractors",))
-    assert "- distractors: 25% of each set's questions also read over the passage of their set nearest them" in card
-    assert "--distractors 0.25" in card
-    assert "distractors" not in model_card(MANIFEST | {"training": TRAINED}, flags=("distractors",))
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (
+            "distractors",
+            "- distractors: 25% of each set's questions also read over the passage of their set nearest them",
+        ),
+        ("off_topic", "- off topic: 25% of each set's questions also read over a passage of a set from another source"),
+    ],
+)
+def test_a_card_says_what_share_of_questions_was_read_over_passages_not_answering_them_and_repeats_it(key, said):
+    config = {**TRAINED["config"], key: 0.25}
+    card = model_card(MANIFEST | {"training": {**TRAINED, "config": config}}, flags=(key,))
+    assert said in card
+    assert f"--{key.replace('_', '-')} 0.25" in card
+    assert said.split(":")[0] not in model_card(MANIFEST | {"training": TRAINED}, flags=(key,))
 
 
-def test_the_card_gives_the_held_out_distractors_refused_when_they_were_measured():
+def test_the_card_gives_the_held_out_readings_refused_when_they_were_measured():
     scores = {"all": {**SCORES["all"], "distractors_refused": 0.75}}
     card = model_card(MANIFEST, scores)
     assert "| answerability accuracy | distractors refused |" in card
     assert "| **all** | 371 | 0.500 | 0.600 | 0.650 | 0.900 | 0.750 |" in card
     assert "distractors refused" not in model_card(MANIFEST, SCORES)
+    both = model_card(MANIFEST, {"all": {**SCORES["all"], "distractors_refused": 0.75, "off_topic_refused": 0.5}})
+    assert "| distractors refused | off topic refused |" in both and "| 0.750 | 0.500 |" in both

@@ -3,9 +3,12 @@ of their set nearest them that does not answer them, unanswerable."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
+
 import pytest
 
-from training.reader.distractors import SUFFIX, distractors, terms
+from training.reader.distractors import OFF_TOPIC, SUFFIX, distractors, off_topic, source, terms
 from training.reader.sets import Answer, Example
 
 
@@ -94,3 +97,76 @@ def test_held_out_readings_over_distractors_are_scored_apart_as_refused_or_not(p
     scores = score([question, distractor], [Prediction("Hall B", 0.9), Prediction("Lab C2", probability)])
     assert scores["s"]["questions"] == 1 and scores["s"]["em"] == 1.0  # the distractor counts in no other score
     assert scores["s"]["distractors_refused"] == scores["all"]["distractors_refused"] == refused
+
+
+def multi_source_examples():
+    english = [
+        example(f"e{i}", f"Where is room {i}?", f"Room {i} is on floor {i}.", f"floor {i}", "squad_v1_train")
+        for i in range(60)
+    ]
+    chinese = [
+        Example("cmrc2018_trial_train", f"c{i}", f"{i}号楼在哪里？", f"{i}号楼在东区{i}街。", (), "zh", "zh")
+        for i in range(20)
+    ]
+    parallel = [
+        example(f"m{i}", f"Who wrote book {i}?", f"Book {i} was written by Ann.", "Ann", "mlqa_dev_en")
+        for i in range(20)
+    ]
+    twins = [
+        example(f"t{i}", f"谁写了第{i}本书？", f"Book {i} was written by Ann.", "Ann", "mlqa_dev_zh_q_en_p")
+        for i in range(20)
+    ]
+    return english + chinese + parallel + twins
+
+
+@pytest.mark.parametrize(
+    ("set_name", "expected"),
+    [
+        ("mlqa_dev_en_q_zh_p", "mlqa"),
+        ("squad_v1_train", "squad"),
+        ("syllabusqa_train", "syllabusqa"),
+        ("covid", "covid"),
+    ],
+)
+def test_a_set_s_source_is_the_first_part_of_its_name(set_name, expected):
+    assert source(set_name) == expected
+
+
+def test_off_topic_readings_are_passages_of_another_source_in_the_passage_s_language():
+    examples = multi_source_examples()
+    passages = {e.context: e for e in examples}
+    out = off_topic(examples, share=1.0, seed=0)
+    assert len(out) == len(examples)
+    for reading in out:
+        origin = passages[reading.context]
+        assert reading.qid.endswith(OFF_TOPIC) and not reading.answerable
+        assert source(origin.set_name) != source(reading.set_name)  # never MLQA's parallel articles
+        assert reading.context_lang == origin.context_lang
+    # English questions are read over the one Chinese set as often as over each of the two other sets (1/3)
+    drawn = Counter(r.context_lang for r in out if r.set_name == "squad_v1_train")
+    assert 12 <= drawn["zh"] <= 30 and drawn["zh"] + drawn["en"] == 60
+
+
+def test_off_topic_readings_are_a_seeded_share_and_none_from_a_single_source():
+    examples = multi_source_examples()
+    chosen = off_topic(examples, share=0.25, seed=4)
+    assert 15 <= len(chosen) <= 50
+    assert chosen == off_topic(examples, share=0.25, seed=4)
+    assert off_topic(examples, share=0.0) == []
+    assert off_topic([e for e in examples if e.set_name == "squad_v1_train"], share=1.0) == []
+
+
+def test_a_passage_holding_the_answer_is_never_an_off_topic_reading():
+    answer_everywhere = [example("a", "Who wrote it?", "Ann wrote it.", "Ann", "squad_v1_train")]
+    others = [example(f"o{i}", "Who?", f"Ann is {i}.", "Ann", "covid_qa") for i in range(5)]
+    assert [e for e in off_topic(answer_everywhere + others, share=1.0) if e.set_name == "squad_v1_train"] == []
+
+
+def test_held_out_readings_over_other_sources_are_scored_apart_from_distractors():
+    from training.reader.evaluate import Prediction, score
+
+    question, *_ = QUESTIONS
+    far = replace(question, qid=question.qid + OFF_TOPIC, context="Rain is expected.", answers=())
+    scores = score([question, far], [Prediction("555-0101", 0.9), Prediction("Rain", 0.1)])
+    assert scores["s"]["questions"] == 1 and scores["s"]["off_topic_refused"] == 1.0
+    assert scores["s"]["distractors_refused"] is None
