@@ -25,6 +25,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bench.start import run_child as run_start
+from bench.start import start_targets
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -72,6 +75,9 @@ class Plan:
     # The same sets answered by the reader (READER), at each of these reader thread counts
     # (READER_THREADS), beside the composer's ask of the same run; () leaves the reader out.
     reader_threads: tuple[int, ...] = (1, 2)
+    # The app's start and first answers without and with the reader (bench/start.py), this many
+    # fresh starts of each after one unrecorded; 0 leaves them out.
+    start_rounds: int = 2
     skip: tuple[str, ...] = ()
 
     def iterations_at(self, n: int) -> int:
@@ -93,6 +99,7 @@ def quick_plan(sizes=None) -> Plan:
         build_mixed={"pdfs": 1, "pdf_pages": 4, "decks": 1, "slides": 5, "docs": 1, "doc_sections": 2},
         memory_sessions=5,
         memory_course=False,
+        start_rounds=1,
         embed_passages=32,
         embed_questions=10,
         quality_passages=200,
@@ -133,6 +140,7 @@ def tiny_plan() -> Plan:
         quality_questions=10,
         backends=("torch",),
         answer_sets=(),  # each set builds its own index: minutes, not the tests' seconds
+        start_rounds=0,  # tests/integration/test_bench_start.py starts the app once instead
     )
 
 
@@ -287,6 +295,7 @@ def run(plan: Plan) -> dict:
         )
         others = [memory.run_child(0, 0, n, plan.distinct, base.name)["course"] for n in courses[:-1]]
         results["memory"]["courses"] = others + ([results["memory"]["course"]] if courses else [])
+    results.update(start_figures(plan))
 
     if "answers" not in plan.skip and plan.answer_sets:
         results.update(ask_speed(plan))
@@ -302,6 +311,40 @@ def run(plan: Plan) -> dict:
 
 
 # -- targets and the table ------------------------------------------------------------------
+
+
+def start_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
+    """The table's rows of the app's start with the reader beside the composer's (bench/start.py)."""
+    start = results.get("start")
+    if not start:
+        return []
+    reader, composer = start["reader"], start["composer"]
+    return [
+        (
+            "app start to ready, reader, s",
+            _fmt(reader["ready_s"]),
+            "",
+            "composer, s",
+            _fmt(composer["ready_s"]),
+            f"{_fmt(composer['ready_s'] / reader['ready_s'], 2)}x",
+        ),
+        (
+            "first answer after start (slowest course), reader",
+            _fmt(reader["first_answer_ms"]),
+            "",
+            "composer",
+            _fmt(composer["first_answer_ms"]),
+            f"{_fmt(composer['first_answer_ms'] / reader['first_answer_ms'], 2)}x",
+        ),
+        (
+            "app memory after the first answers, reader, MB",
+            _fmt(reader["rss_mb"]),
+            "",
+            "composer, MB",
+            _fmt(composer["rss_mb"]),
+            f"{_fmt(reader['rss_mb'] / composer['rss_mb'], 2)}x size",
+        ),
+    ]
 
 
 def _get(d, *path, default=math.nan):
@@ -346,6 +389,15 @@ def ask_speed(plan: Plan) -> dict:
     if plan.reader_threads and READER.is_file():
         out["reader_answers"] = reader_speed(plan)
     return out
+
+
+def start_figures(plan: Plan) -> dict:
+    """{"start": the app's start and first answers without and with the reader in the
+    repository (bench/start.py)}, when it has one and the plan asks for it."""
+    if "start" in plan.skip or not plan.start_rounds or not READER.is_file():
+        return {}
+    _say(f"the app's start and first answers, without and with the reader, {plan.start_rounds} each", step="start")
+    return {"start": run_start(str(READER), plan.start_rounds)}
 
 
 def reader_speed(plan: Plan) -> dict:
@@ -481,7 +533,7 @@ def evaluate_targets(results: dict, plan: Plan) -> list[dict]:
         med, p95 = entry["median_ms"], entry["p95_ms"]
         add(f"extractive ask median <= {ASK_MEDIAN_MS:.0f} ms, {name}", med, ASK_MEDIAN_MS, med <= ASK_MEDIAN_MS)
         add(f"extractive ask p95 <= {ASK_P95_MS:.0f} ms, {name}", p95, ASK_P95_MS, p95 <= ASK_P95_MS)
-    for target in reader_targets(results):
+    for target in reader_targets(results) + start_targets(results):
         add(*target)
     q = _get(results, "embedders", "quality", "backends", default={})
     for name, m in q.items():
@@ -694,6 +746,7 @@ def table_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
                     f"{_fmt(c['rss_over_payload'], 2)}x size",
                 )
             )
+    rows += start_rows(results)
     return rows
 
 
@@ -725,7 +778,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="1k and 10k only, fewer repetitions (a few minutes)")
     parser.add_argument("--sizes", default=None, help="comma-separated course sizes in chunks, e.g. 1000,10000,100000")
     parser.add_argument(
-        "--skip", default="", help="comma-separated: retrieval,rebuild,ask,embedders,upload,build,memory,answers"
+        "--skip", default="", help="comma-separated: retrieval,rebuild,ask,embedders,upload,build,memory,start,answers"
     )
     parser.add_argument(
         "--out", type=Path, default=None, help="JSON path (default bench/results/latest.json or quick.json)"

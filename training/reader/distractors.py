@@ -15,8 +15,9 @@ seeded passage of the set. The pair is an unanswerable example.
 Off-topic readings are the other half of what the product reads for a question its course
 does not answer: "今天北京的天气怎么样？" over a syllabus, an English question over a Chinese
 course's notes. A seeded share of each set's questions is also paired with a seeded passage of
-a set from another source (the set drawn uniformly, so that the few Chinese sets are drawn as
-often as the many English ones), other than any passage holding one of its answers. Sets from
+a set from another source (each set drawn as often as another whatever its size, so that an
+English question reads a Chinese passage nearly half the time), other than any passage
+holding one of its answers. Sets from
 one source (the four MLQA sets) share articles in two languages, so none is another's source.
 """
 
