@@ -109,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     windows.add_argument("--stride", type=int, default=128)
     windows.add_argument("--max-question-tokens", type=int, default=64)
     windows.add_argument("--max-unanswerable", type=int, help="kept per question (default: all)")
+    windows.add_argument("--distractors", type=float, default=0.0, help="also count these readings (as train)")
+    windows.add_argument("--off-topic", type=float, default=0.0, help="also count these readings (as train)")
     windows.add_argument("--data-dir", type=Path)
     windows.set_defaults(command=_windows)
 
@@ -268,20 +270,34 @@ def _windows(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
+    from training.reader.distractors import OFF_TOPIC, SUFFIX, distractors, off_topic
     from training.reader.sets import pinned_examples
 
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
     window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
-    total: Counter = Counter()
-    for name in _sets(args.sets, list(load_pins().sets)):
-        examples = pinned_examples([name], "train", root=args.data_dir)
-        features = featurize(examples, tokenizer, window, args.max_unanswerable).features
-        answerable = sum(f.answerable for f in features)
-        row = {"questions": len(examples), "windows": len(features), "with_answer": answerable}
-        total.update(row)
-        print(json.dumps({"set": name, **row}), flush=True)
-    print(json.dumps({"set": "all", **total}))
+    examples = pinned_examples(_sets(args.sets, list(load_pins().sets)), "train", root=args.data_dir)
+    examples += distractors(examples, args.distractors) + off_topic(examples, args.off_topic)
+    data = featurize(examples, tokenizer, window, args.max_unanswerable)
+    readings = {SUFFIX: "distractor_windows", OFF_TOPIC: "off_topic_windows"}
+    kind = lambda example: next((name for end, name in readings.items() if example.qid.endswith(end)), None)
+    rows: dict[str, Counter] = {}
+    for example in examples:
+        rows.setdefault(example.set_name, Counter())["questions"] += kind(example) is None
+    for feature in data.features:
+        example = data.examples[feature.example_index]
+        rows[example.set_name].update({kind(example) or "windows": 1, "with_answer": int(feature.answerable)})
+    for name, row in rows.items():
+        print(json.dumps({"set": name, "questions": row["questions"], **_counts(row)}), flush=True)
+    total = sum(rows.values(), Counter())
+    print(json.dumps({"set": "all", "questions": total["questions"], **_counts(total)}))
     return 0
+
+
+def _counts(row: Counter) -> dict:
+    """windows's figures of a set: its own windows, those with the answer, and the windows of
+    its readings over other passages when there are any."""
+    out = {"windows": row["windows"], "with_answer": row["with_answer"]}
+    return out | {k: row[k] for k in ("distractor_windows", "off_topic_windows") if row[k]}
 
 
 def _time(args) -> int:
