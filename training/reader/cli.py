@@ -270,7 +270,7 @@ def _windows(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import OFF_TOPIC, SUFFIX, distractors, off_topic
+    from training.reader.distractors import distractors, off_topic, reading
     from training.reader.sets import pinned_examples
 
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
@@ -278,14 +278,15 @@ def _windows(args) -> int:
     examples = pinned_examples(_sets(args.sets, list(load_pins().sets)), "train", root=args.data_dir)
     examples += distractors(examples, args.distractors) + off_topic(examples, args.off_topic)
     data = featurize(examples, tokenizer, window, args.max_unanswerable)
-    readings = {SUFFIX: "distractor_windows", OFF_TOPIC: "off_topic_windows"}
-    kind = lambda example: next((name for end, name in readings.items() if example.qid.endswith(end)), None)
     rows: dict[str, Counter] = {}
     for example in examples:
-        rows.setdefault(example.set_name, Counter())["questions"] += kind(example) is None
+        rows.setdefault(example.set_name, Counter())["questions"] += reading(example) is None
     for feature in data.features:
         example = data.examples[feature.example_index]
-        rows[example.set_name].update({kind(example) or "windows": 1, "with_answer": int(feature.answerable)})
+        kind = reading(example)
+        rows[example.set_name].update(
+            {f"{kind}_windows" if kind else "windows": 1, "with_answer": int(feature.answerable)}
+        )
     for name, row in rows.items():
         print(json.dumps({"set": name, "questions": row["questions"], **_counts(row)}), flush=True)
     total = sum(rows.values(), Counter())
@@ -297,7 +298,7 @@ def _counts(row: Counter) -> dict:
     """windows's figures of a set: its own windows, those with the answer, and the windows of
     its readings over other passages when there are any."""
     out = {"windows": row["windows"], "with_answer": row["with_answer"]}
-    return out | {k: row[k] for k in ("distractor_windows", "off_topic_windows") if row[k]}
+    return out | {k: row[k] for k in ("distractors_windows", "off_topic_windows") if row[k]}
 
 
 def _time(args) -> int:

@@ -17,8 +17,8 @@ does not answer: "今天北京的天气怎么样？" over a syllabus, an English
 course's notes. A seeded share of each set's questions is also paired with a seeded passage of
 a set from another source (each set drawn as often as another whatever its size, so that an
 English question reads a Chinese passage nearly half the time), other than any passage
-holding one of its answers. Sets from
-one source (the four MLQA sets) share articles in two languages, so none is another's source.
+holding one of its answers. Sets from one source (the four MLQA sets) share articles in two
+languages, so none is another's source.
 """
 
 from __future__ import annotations
@@ -38,6 +38,13 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 COMMON = 0.05  # a term in more of a set's passages than this share says nothing of a topic
 SUFFIX = "#distractor"
 OFF_TOPIC = "#off-topic"
+READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic"}  # a reading's qid suffix → its name
+
+
+def reading(example: Example) -> str | None:
+    """Which reading over another passage `example` is ("distractors", "off_topic"), by its
+    qid's suffix; None for a set's own question."""
+    return next((name for suffix, name in READINGS.items() if example.qid.endswith(suffix)), None)
 
 
 def terms(text: str) -> set[str]:

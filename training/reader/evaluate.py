@@ -25,7 +25,7 @@ import torch
 
 from courserag.reader.spans import MAX_ANSWER_TOKENS, window_span
 from training.reader.data import Featurized, pad_batch
-from training.reader.distractors import OFF_TOPIC, SUFFIX
+from training.reader.distractors import READINGS, reading
 from training.reader.metrics import best_scores
 from training.reader.model import Reader
 
@@ -79,19 +79,13 @@ def predict_with(
     return [Prediction(best[i][1], probability[i]) for i in range(len(data.examples))]
 
 
-# Readings of a held-out question over a passage that does not answer it, by qid suffix, and
-# the score that gives the share of them refused.
-READINGS = {SUFFIX: "distractors_refused", OFF_TOPIC: "off_topic_refused"}
-
-
 def score(examples: Sequence, predictions: Sequence[Prediction], threshold: float = 0.5) -> dict[str, dict]:
     """Scores per set (and "all"), as described in the module's docstring."""
     rows: dict[str, list[dict]] = defaultdict(list)
     for example, prediction in zip(examples, predictions, strict=True):
         references = [a.text for a in example.answers]
         em, f1 = best_scores(prediction.answer(threshold), references, example.context_lang)
-        reading = next((name for suffix, name in READINGS.items() if example.qid.endswith(suffix)), None)
-        row = {"em": em, "f1": f1, "answerable": example.answerable, "reading": reading}
+        row = {"em": em, "f1": f1, "answerable": example.answerable, "reading": reading(example)}
         row["decided"] = float((prediction.answer_probability >= threshold) == example.answerable)
         if example.answerable:
             row["span_em"], row["span_f1"] = best_scores(prediction.span_text, references, example.context_lang)
@@ -113,5 +107,5 @@ def _summary(rows: list[dict]) -> dict:
         "span_em": mean([r["span_em"] for r in answerable]),
         "span_f1": mean([r["span_f1"] for r in answerable]),
         "answerability_accuracy": mean([r["decided"] for r in rows]),
-        **{name: mean(decided) for name, decided in readings.items()},
+        **{f"{name}_refused": mean(decided) for name, decided in readings.items()},
     }

@@ -30,6 +30,6 @@ def test_windows_counts_the_readings_over_other_passages_apart(shared_train, cap
     assert rows["mlqa_dev_zh"]["questions"] == 483  # the readings are not questions of their own
     for name in sets.split(","):
         # each reading keeps at most 2 windows, none with an answer
-        assert 0 < rows[name]["distractor_windows"] <= 2 * rows[name]["questions"]
+        assert 0 < rows[name]["distractors_windows"] <= 2 * rows[name]["questions"]
         assert 0 < rows[name]["off_topic_windows"] <= 2 * rows[name]["questions"]
     assert rows["all"]["off_topic_windows"] == sum(rows[n]["off_topic_windows"] for n in sets.split(","))
