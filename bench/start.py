@@ -61,7 +61,9 @@ def measure() -> dict:
     }
 
 
-def _child(reader: str | None, data_dir: str, timeout: float) -> dict:
+def start_once(reader: str | None, data_dir: str, timeout: float) -> dict:
+    """One fresh interpreter's `measure` over `data_dir`, with the reader at `reader` (None: the
+    composer)."""
     # the embedded store, extractive answers: no Weaviate, no LLM, no reader unless named
     left_out = ("WEAVIATE_", "LLM_", "HF_TOKEN", "SPACE_ID", "READER_WEIGHTS")
     env = {k: v for k, v in os.environ.items() if not k.startswith(left_out)}
@@ -82,7 +84,7 @@ def run_child(reader: str, rounds: int = 2, timeout: float = 600) -> dict:
     runs: dict[str, list[dict]] = {"composer": [], "reader": []}
     for round_ in range(rounds + 1):
         for name, weights in (("composer", None), ("reader", reader)):
-            reading = _child(weights, data_dir, timeout)
+            reading = start_once(weights, data_dir, timeout)
             if round_:
                 runs[name].append(reading)
     out = {name: summarize(readings) for name, readings in runs.items()}

@@ -3,7 +3,7 @@ the committed reader and answers each course's first example question."""
 
 from __future__ import annotations
 
-from bench.start import _child
+from bench.start import start_once
 from tests.conftest import MODEL_CACHE, PROJECT_ROOT
 
 READER = PROJECT_ROOT / "models" / "reader" / "reader.safetensors"
@@ -11,7 +11,7 @@ READER = PROJECT_ROOT / "models" / "reader" / "reader.safetensors"
 
 def test_a_fresh_start_with_the_reader_answers_each_course_s_first_question(sample_data, monkeypatch):
     monkeypatch.setenv("MODEL_CACHE_DIR", str(MODEL_CACHE))  # E5 and the reader converted once per checkout
-    started = _child(str(READER), str(sample_data), timeout=600)
+    started = start_once(str(READER), str(sample_data), timeout=600)
     assert started["reader"] is True
     assert set(started["first_answers"]) == {"csc3100", "ds2010"}
     assert all(a["ms"] > 0 and not a["refused"] for a in started["first_answers"].values())
