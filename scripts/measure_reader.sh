@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/measure_reader.sh OUT [RUN]}
 RUN=${2:-}
 PY=${PYTHON:-.venv/bin/python}
-SETS=${SETS:-course_qa_dev,syllabusqa_dev,squad_v1_dev,cmrc2018_dev,xquad_zh2en_dev,xquad_en2zh_dev}
+SETS=${SETS:-course_qa_dev,syllabusqa_dev,squad_v1_dev,cmrc2018_dev,xquad_zh2en_dev,xquad_en2zh_dev,xquad_zh_dev}
 WEIGHTS="$OUT/reader.safetensors"
 mkdir -p "$OUT"
 

@@ -82,6 +82,6 @@ def test_empty_figures_print_as_dashes():
 
 
 def test_every_reported_set_is_known_and_unknown_names_are_refused(capsys):
-    assert [s.name for s in SETS][0] == "course_qa_dev" and len(SETS) == 6
+    assert [s.name for s in SETS][0] == "course_qa_dev" and len(SETS) == 7
     assert main(["--sets", "nope"]) == 2
     assert "unknown set(s) nope" in capsys.readouterr().err
