@@ -319,32 +319,21 @@ def start_rows(results: dict) -> list[tuple[str, str, str, str, str, str]]:
     if not start:
         return []
     reader, composer = start["reader"], start["composer"]
-    return [
-        (
-            "app start to ready, reader, s",
-            _fmt(reader["ready_s"]),
-            "",
-            "composer, s",
-            _fmt(composer["ready_s"]),
-            f"{_fmt(composer['ready_s'] / reader['ready_s'], 2)}x",
-        ),
-        (
-            "first answer after start (slowest course), reader",
-            _fmt(reader["first_answer_ms"]),
-            "",
-            "composer",
-            _fmt(composer["first_answer_ms"]),
-            f"{_fmt(composer['first_answer_ms'] / reader['first_answer_ms'], 2)}x",
-        ),
-        (
-            "app memory after the first answers, reader, MB",
-            _fmt(reader["rss_mb"]),
-            "",
-            "composer, MB",
-            _fmt(composer["rss_mb"]),
-            f"{_fmt(reader['rss_mb'] / composer['rss_mb'], 2)}x size",
-        ),
-    ]
+    rows = []
+    for label, key, base_label, size in _START_ROWS:
+        ratio = reader[key] / composer[key] if size else composer[key] / reader[key]
+        ratio_said = f"{_fmt(ratio, 2)}x" + (" size" if size else "")
+        rows.append((label, _fmt(reader[key]), "", base_label, _fmt(composer[key]), ratio_said))
+    return rows
+
+
+# The start's rows: (figure, its key, the composer's label, whether the ratio is a size
+# (reader / composer) rather than a speed (composer / reader)).
+_START_ROWS = (
+    ("app start to ready, reader, s", "ready_s", "composer, s", False),
+    ("first answer after start (slowest course), reader", "first_answer_ms", "composer", False),
+    ("app memory after the first answers, reader, MB", "rss_mb", "composer, MB", True),
+)
 
 
 def _get(d, *path, default=math.nan):

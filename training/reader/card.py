@@ -10,6 +10,8 @@ Pure: a manifest and scores in, Markdown out.
 
 from __future__ import annotations
 
+from training.reader.distractors import READINGS
+
 HEAD = "| set | questions | EM | F1 | best span F1 | answerability accuracy |"
 
 
@@ -121,7 +123,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
     if scores:
         keys = ["em", "f1", "span_f1", "answerability_accuracy"]
         head = HEAD
-        for key in ("distractors_refused", "off_topic_refused"):
+        for key in (f"{name}_refused" for name in READINGS.values()):
             if any(s.get(key) is not None for s in scores.values()):
                 keys.append(key)
                 head += f" {key.replace('_', ' ')} |"

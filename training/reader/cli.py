@@ -298,7 +298,9 @@ def _counts(row: Counter) -> dict:
     """windows's figures of a set: its own windows, those with the answer, and the windows of
     its readings over other passages when there are any."""
     out = {"windows": row["windows"], "with_answer": row["with_answer"]}
-    return out | {k: row[k] for k in ("distractors_windows", "off_topic_windows") if row[k]}
+    from training.reader.distractors import READINGS
+
+    return out | {f"{name}_windows": row[f"{name}_windows"] for name in READINGS.values() if row[f"{name}_windows"]}
 
 
 def _time(args) -> int:

@@ -47,6 +47,11 @@ def reading(example: Example) -> str | None:
     return next((name for suffix, name in READINGS.items() if example.qid.endswith(suffix)), None)
 
 
+def holds_answer(passage: str, example: Example) -> bool:
+    """Whether `passage` holds one of `example`'s answers: never an unanswerable reading."""
+    return any(a.text in passage for a in example.answers)
+
+
 def terms(text: str) -> set[str]:
     """The words of three letters or more (lowercased) and the pairs of adjacent Chinese
     characters of `text`."""
@@ -106,7 +111,7 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
         mine = own[example.context]
 
         def allowed(p: int, example=example, mine=mine) -> bool:
-            return p != mine and not any(a.text in passages[p] for a in example.answers)
+            return p != mine and not holds_answer(passages[p], example)
 
         p = nearest_passage(example.question, index, idf, allowed)
         if p is None:
@@ -131,17 +136,18 @@ def off_topic(examples: Sequence[Example], share: float, seed: int = 0) -> list[
         languages[example.set_name][example.context] = example.context_lang
     passages = {name: list(texts) for name, texts in languages.items()}
     names = sorted(passages)
+    others = {name: [other for other in names if source(other) != source(name)] for name in names}
     rng = np.random.default_rng([seed, len(examples), 1])
     picked = rng.random(len(examples)) < share
     out = []
     for example, chosen in zip(examples, picked.tolist()):
-        others = [name for name in names if source(name) != source(example.set_name)]
-        if not chosen or not others:
+        drawn_from = others[example.set_name]
+        if not chosen or not drawn_from:
             continue
         for _ in range(8):  # a drawn passage holding an answer is drawn again
-            name = others[rng.integers(len(others))]
+            name = drawn_from[rng.integers(len(drawn_from))]
             context = passages[name][rng.integers(len(passages[name]))]
-            if not any(a.text in context for a in example.answers):
+            if not holds_answer(context, example):
                 language = languages[name][context]
                 out.append(
                     replace(example, qid=example.qid + OFF_TOPIC, context=context, context_lang=language, answers=())
