@@ -142,6 +142,8 @@ class Retriever:
             )
             return [], []
         notices.extend(hits.notices)
+        if not hits.vector and not hits.lexical and _never_indexed(store, course_id):
+            notices.append(Notice("course_not_indexed", {"course_id": course_id}))
         return hits.vector, hits.lexical
 
     def best_sentences(
@@ -239,3 +241,13 @@ def _confident(ranker, ranked: Sequence[ScoredChunk], query: RankQuery) -> bool:
     outside (bench.evaluation --ranking) without one stands by what it keeps."""
     judge = getattr(ranker, "confident", None)
     return judge(ranked, query) if judge is not None else bool(ranked)
+
+
+def _never_indexed(store, course_id: str) -> bool:
+    """Whether the course has no passage in the store at all (never built), not merely none
+    found: asked only when a search returns nothing, so it costs nothing otherwise. A store
+    that fails here adds no notice; the search already said what it could."""
+    try:
+        return store.count(course_id) == 0
+    except StoreUnavailableError:
+        return False

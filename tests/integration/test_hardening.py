@@ -6,7 +6,8 @@ and M7/M8):
 - no absolute server path in what a learner sees;
 - links out of a course folder are refused by the build;
 - M7: a damaged index segment is skipped with a warning, shown in the instructor's stats,
-  and repaired by the next build; M8: a rebuild killed halfway leaves the old index whole.
+  and repaired by the next build; M8: a rebuild killed halfway leaves the old index whole;
+- a course never indexed says so, and how to index it, instead of refusing in silence.
 """
 
 from __future__ import annotations
@@ -268,3 +269,33 @@ def test_a_rebuild_killed_halfway_leaves_the_old_index_serving_whole(sample_data
     assert after.unreadable_files("csc3100") == frozenset()
     hits = after.search("csc3100", np.asarray(cached_embedder.embed_query("late policy")), ["late", "policy"], 5)
     assert hits.vector and not hits.notices
+
+
+@pytest.mark.slow
+def test_a_course_never_indexed_says_how_to_index_it(sample_data, cached_embedder, tmp_path):
+    """Before: `rag_engine.py ask` before `build_weaviate_index.py` refused every question as
+    not in the materials, with no word that the course had no index at all."""
+    from courserag.courses.directory import load_course_directory
+    from courserag.engine.facade import RagEngine
+    from tests.conftest import SAMPLE_DIRECTORY
+
+    def engine_over(index_root: Path) -> RagEngine:
+        return RagEngine(
+            Settings(data_dir=index_root.parent),
+            load_course_directory(SAMPLE_DIRECTORY),
+            LocalCourseStore(index_root, cached_embedder.dim),
+            cached_embedder,
+        )
+
+    never_built = engine_over(tmp_path / "empty" / "index")
+    course = never_built.ask("csc3100", "When is the midterm?")
+    assert course.refused
+    assert any("no indexed materials" in w and "--course csc3100" in w for w in course.warnings)
+    note = tmp_path / "note.md"
+    note.write_text("# Note\n\nThe wombat lab code is W-9137.\n", encoding="utf-8")
+    assert never_built.add_upload("s1", note).ok
+    mine = never_built.ask("csc3100", "What is the wombat lab code?", session_id="s1")
+    assert not mine.refused and "W-9137" in mine.answer
+    assert any("no indexed materials" in w for w in mine.warnings)
+    built = engine_over(sample_data / "index").ask("csc3100", "When is the midterm?")
+    assert not built.refused and not any("no indexed materials" in w for w in built.warnings)
