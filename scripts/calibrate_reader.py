@@ -6,8 +6,8 @@ as fit_refusal.py fits the composer's refusal, and write them into the reader's 
     READER_WEIGHTS=W .venv/bin/python scripts/calibrate_reader.py choose [--write]
 
 `collect` asks fit_refusal.py's questions (SyllabusQA `train` for fitting, its whole `val`,
-the Wikipedia sets' fitting questions and every fifth of their reported run, and its
-off-topic pairs: questions asked in a course they are not about, to be refused) through the
+the Wikipedia sets' fitting questions and every fifth of their reported run, and the
+off-topic pairs (OFF_TOPIC): questions asked in a course they are not about, to be refused) through the
 product's own retrieval on the indexes `python -m bench.answers` keeps in EVAL_CACHE, reads the
 retrieved sources with the reader told to answer everything (threshold 0; a question naming a course code no listed
 course has reads only the sources naming it, as the product does), and keeps for each
@@ -23,8 +23,9 @@ score) on the fitting questions (role `fit`: SyllabusQA `train`, the
 Wikipedia sets' questions outside their reported run): the grid point with the highest mean
 correct over those sets whose median answer on each is no longer than the composer's
 (COMPOSER_MEDIAN_WORDS, docs/EVALUATION.md: the issue asks for answers no longer than today's).
-It fits the refusal next (read_calibration.py): a logistic fit of the head's probability and
-of whether the question is asked across languages, on the fitting questions the reader
+It fits the refusal next (read_calibration.py): a logistic fit of the head's probability, of
+whether the question is asked across languages, of whether it is written in Chinese and of
+E5's cosine with the best span's unit, on the fitting questions the reader
 decides, each set and off-topic pair weighing alike as in fit_refusal.py. It then picks one
 operating point on that fit's probability on SyllabusQA `val`: the highest threshold at which its
 answerable questions refused stay within fit_refusal's FALSE_REFUSAL_BOUND (the issue's 0.08),
@@ -74,6 +75,25 @@ QUOTE_GRID = {
 }
 
 
+# The reader's questions: fit_refusal.py's, and XQuAD's Chinese set, whose questions are asked
+# off topic below: a set that is fitted as a negative is fitted as a positive too, so the fit
+# learns the situation rather than the set's kind of question.
+SOURCES = fit_refusal.SOURCES + (
+    ("xquad_zh_dev", "global", "val", 5),
+    ("xquad_zh_dev", "global", "fit", 150),
+)
+# The reader's off-topic pairs: fit_refusal.py's, and Chinese questions in a Chinese course
+# they are not about, fitted on. fit_refusal.py's Chinese pairs are reported only: their host
+# is one course of every article of the set (global scope), reported ones included. These ask
+# in one course of the host's fitting articles alone (scope FITTING, built by `fitting_host`),
+# so the fit reads no article a reported question is scored on.
+FITTING = "fitting"
+OFF_TOPIC = fit_refusal.OFF_TOPIC + (
+    ("xquad_zh_dev", "cmrc2018_dev", FITTING, "fit", 100),
+    ("cmrc2018_dev", "xquad_zh_dev", FITTING, "fit", 100),
+)
+
+
 def _weights() -> Path:
     path = os.environ.get("READER_WEIGHTS")
     if not path:
@@ -90,9 +110,9 @@ def collect(args) -> int:
     ae = fit_refusal._answer_eval()
     reader = Reader(_weights(), cache_dir=CACHE / "models")
     wanted = args.sets.split(",") if args.sets else None
-    for name in dict.fromkeys(name for name, *_ in fit_refusal.SOURCES if not wanted or name in wanted):
+    for name in dict.fromkeys(name for name, *_ in SOURCES if not wanted or name in wanted):
         with open(ROWS_DIR / f"{name}.jsonl", "w", encoding="utf-8") as out:
-            for _, scope, role, n in [s for s in fit_refusal.SOURCES if s[0] == name]:
+            for _, scope, role, n in [s for s in SOURCES if s[0] == name]:
                 engine = fit_refusal._engine_for(name, scope)
                 if engine is None:
                     continue
@@ -110,10 +130,12 @@ def collect(args) -> int:
 
 
 def collect_off_topic(reader, ae) -> None:
-    """fit_refusal's questions asked in a course they are not about (its OFF_TOPIC pairs, in
-    both languages and across them): every one must be refused."""
+    """Questions asked in a course they are not about (OFF_TOPIC, in both languages and
+    across them): every one must be refused."""
     with open(ROWS_DIR / "off_topic.jsonl", "w", encoding="utf-8") as out:
-        for asked, host, scope, role, n in fit_refusal.OFF_TOPIC:
+        for asked, host, scope, role, n in OFF_TOPIC:
+            if scope == FITTING:
+                fitting_host(host)
             engine = fit_refusal._engine_for(host, scope)
             if engine is None:
                 continue
@@ -126,6 +148,37 @@ def collect_off_topic(reader, ae) -> None:
                 out.write(json.dumps({**row, "kind": fit_refusal._pair(asked, host)}, ensure_ascii=False) + "\n")
                 out.flush()
             print(f"{asked} in {host} {role}: {n} questions in {time.time() - started:.0f}s", file=sys.stderr)
+
+
+def fitting_set(name: str, out: Path) -> Path:
+    """`name`'s fitting articles alone (fit_refusal's even-place titles) and their questions,
+    as a set folder answer_eval reads."""
+    titles = fit_refusal._titles(name, "fit")
+    out.mkdir(parents=True, exist_ok=True)
+    for part in ("corpus.jsonl", "queries.jsonl"):
+        lines = (fit_refusal.SHARED / name / part).read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if line.strip() and json.loads(line)["title"] in titles]
+        (out / part).write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+    return out
+
+
+def fitting_host(name: str) -> None:
+    """The index of one course of `name`'s fitting articles, built once into EVAL_CACHE the
+    way answer_eval builds every set's (its one question is asked only to finish the build)."""
+    import subprocess
+
+    work = CACHE / f"{name}-{FITTING}"
+    if (work / "course_directory.yaml").is_file():
+        return
+    subset = fitting_set(name, CACHE / "fitting-sets" / name)
+    python = sys.executable
+    command = [python, str(fit_refusal.SHARED / "answer_eval.py"), str(subset), "--scope", "global"]
+    command += ["--work", str(work), "--max", "1", "--python", python]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env.setdefault("MODEL_CACHE_DIR", str(CACHE / "models"))
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+    if done.returncode:
+        raise SystemExit(f"building {name}'s fitting articles failed: {(done.stderr or done.stdout)[-800:]}")
 
 
 def reader_row(q: dict, name: str, role: str, engine, course, reader, ae) -> dict:
@@ -183,7 +236,12 @@ def answer_said(row: dict, said, ae) -> dict:
     text = render(said, _lead(script_of(row["gold"]["question"]), said))
     # the refusal's language situation, read on the source the answer leads with
     features = dict(said.features)
-    out = {"words": len(ae.words(text)), "across": bool(features["reader_across"]), "cosine": features["reader_cosine"]}
+    out = {
+        "words": len(ae.words(text)),
+        "across": bool(features["reader_across"]),
+        "chinese": bool(features["reader_chinese"]),
+        "cosine": features["reader_cosine"],
+    }
     if row["answerable"]:
         out["correct_if_answered"] = ae.judge(row["gold"], ae.window(text))
     return out
@@ -304,7 +362,7 @@ def fit_refusal_model(rows: list[dict]):
     from courserag.answers.extractive.read_calibration import REFUSAL_FEATURES, refusal_features
 
     fitting = [r for r in rows if r["role"] == "fit" and r.get("refused_by") is None and "across" in r]
-    said = [refusal_features(r["p"], r["across"], r.get("cosine")) for r in fitting]
+    said = [refusal_features(r["p"], r["across"], r.get("cosine"), r.get("chinese", False)) for r in fitting]
     names = tuple(
         f for f in REFUSAL_FEATURES if all(features[f] is not None for features in said)
     )  # rows kept before cosines were: without them
@@ -313,9 +371,10 @@ def fit_refusal_model(rows: list[dict]):
     groups: dict[tuple, list[int]] = defaultdict(list)
     for i, r in enumerate(fitting):
         groups[(fit_refusal._source(r), r["answerable"])].append(i)
+    off_topic_pairs = {fit_refusal._pair(asked, host) for asked, host, *_ in OFF_TOPIC}
     w = np.zeros(len(fitting))
     for (name, _), idx in groups.items():
-        share = 0.5 if name == "syllabusqa_dev" or name in fit_refusal._off_topic_pairs() else 1.0
+        share = 0.5 if name == "syllabusqa_dev" or name in off_topic_pairs else 1.0
         w[idx] = share / len(idx)
     w *= len(fitting) / w.sum()
     mean, scale = x.mean(axis=0), x.std(axis=0)
@@ -360,7 +419,9 @@ def choose(args) -> int:
     refusal = fit_refusal_model(rows)
     for r in rows:
         if r.get("refused_by") is None:
-            r["confidence"] = ReaderCalibration(refusal=refusal).confidence(r["p"], r["across"], r.get("cosine"))
+            r["confidence"] = ReaderCalibration(refusal=refusal).confidence(
+                r["p"], r["across"], r.get("cosine"), r.get("chinese", False)
+            )
     val = [r for r in rows if r["set"] == "syllabusqa_dev" and r["role"] == "val" and r["answerable"]]
     if not val:
         raise SystemExit("no SyllabusQA val rows to choose the operating point on")

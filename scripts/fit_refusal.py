@@ -78,8 +78,10 @@ SOURCES = (
 # courses; val: the other halves, reported only. English questions in a Chinese course are
 # reported, not fitted on: fitted on, they taught the model to refuse XQuAD en->zh's
 # answerable questions (false refusals 0.000 -> 0.050 on its val rows; docs/DECISIONS.md).
-# Chinese questions in a Chinese course are reported only: the Chinese sets are one course of
-# all their articles (global scope), so no host course holds only fitting articles.
+# Chinese questions in a Chinese course are reported only here: the Chinese sets are one course
+# of all their articles (global scope), so no host course holds only fitting articles. The
+# reader's calibration fits them in a course built of the host's fitting articles alone
+# (calibrate_reader.py, OFF_TOPIC); the composer's refusal is fitted without them.
 OFF_TOPIC = (
     ("squad_v1_dev", "syllabusqa_dev", "course", "fit", 150),
     ("syllabusqa_dev", "squad_v1_dev", "course", "fit", 150),

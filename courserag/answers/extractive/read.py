@@ -218,11 +218,13 @@ def compose_readings(
     best = readings[0]
     source = sources[best.passage]
     across = across_languages(question, source)
+    chinese = script_of(question) == "zh"
     cosine = None if meanings is None else float(meanings[best.passage][first_unit(best, sources)])
-    confidence = calibration.confidence(chance, across, cosine)
+    confidence = calibration.confidence(chance, across, cosine, chinese)
     features = (
         ("reader_answerable", chance),
         ("reader_across", float(across)),
+        ("reader_chinese", float(chinese)),
         ("reader_cosine", cosine),
         ("reader_confidence", confidence),
         ("reader_score", best.score),

@@ -3,10 +3,12 @@
 
 The refusal reads the answerability head's probability, the highest over the windows, through
 a logistic fit of it, of whether the question is asked across languages (its script differs
-from the best source's) and of E5's cosine of the question with the unit the best span starts
-in: the head alone turned down half the answerable questions across languages at the point
-that keeps SyllabusQA's within 0.08 (docs/DECISIONS.md). Without a fitted refusal the
-probability itself is compared with the threshold.
+from the best source's), of whether it is written in Chinese, and of E5's cosine of the
+question with the unit the best span starts in: the head alone turned down half the
+answerable questions across languages at the point that keeps SyllabusQA's within 0.08, and
+E5's cosines run higher in Chinese, so a cosine that answers in English does not in Chinese
+(docs/DECISIONS.md). Without a fitted refusal the probability itself is compared with the
+threshold.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 
 from courserag.answers.extractive.logistic import Logistic, parsed_weights
 
-REFUSAL_FEATURES = ("answerable_logit", "across", "answerable_logit_across", "cosine")
+REFUSAL_FEATURES = ("answerable_logit", "across", "answerable_logit_across", "cosine", "chinese")
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,12 @@ class ReadParams:
     similarity: float = 0.0
 
 
-def refusal_features(answerable: float, across: bool, cosine: float | None = None) -> dict[str, float | None]:
+def refusal_features(
+    answerable: float, across: bool, cosine: float | None = None, chinese: bool = False
+) -> dict[str, float | None]:
     """The refusal's features: the head's probability as a logit, alone and across languages,
-    and E5's cosine of the question with the best span's unit (None: not measured, which the
-    fit takes at its mean)."""
+    E5's cosine of the question with the best span's unit (None: not measured, which the fit
+    takes at its mean), and whether the question is written in Chinese."""
     p = min(max(answerable, 1e-6), 1 - 1e-6)
     logit = math.log(p / (1 - p))
     return {
@@ -46,6 +50,7 @@ def refusal_features(answerable: float, across: bool, cosine: float | None = Non
         "across": float(across),
         "answerable_logit_across": logit * across,
         "cosine": cosine,
+        "chinese": float(chinese),
     }
 
 
@@ -62,11 +67,11 @@ class ReaderCalibration:
         """Whether the quotes or the refusal read E5's cosines of the question with the units."""
         return bool(self.quotes.similarity) or (self.refusal is not None and "cosine" in self.refusal.names)
 
-    def confidence(self, answerable: float, across: bool, cosine: float | None = None) -> float:
+    def confidence(self, answerable: float, across: bool, cosine: float | None = None, chinese: bool = False) -> float:
         """The probability the refusal compares with the threshold."""
         if self.refusal is None:
             return answerable
-        return self.refusal.probability(refusal_features(answerable, across, cosine))
+        return self.refusal.probability(refusal_features(answerable, across, cosine, chinese))
 
     @staticmethod
     def from_manifest(calibration: Mapping, threshold: float | None = None) -> "ReaderCalibration":

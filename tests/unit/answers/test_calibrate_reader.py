@@ -178,3 +178,56 @@ def test_the_fitted_refusal_reads_e5_s_cosine_where_the_rows_kept_it(calibrate):
     assert calibration.confidence(0.6, False, 0.85) >= 0.5 > calibration.confidence(0.6, False, 0.70)
     # rows collected before the cosines were kept: fitted without them
     assert "cosine" not in calibrate.fit_refusal_model([refusal_row("squad_v1_dev", True, 0.6, False)] * 4).names
+
+
+def test_the_fitted_refusal_asks_more_of_e5_s_cosine_for_a_question_in_chinese(calibrate):
+    from courserag.answers.extractive.read_calibration import ReaderCalibration
+
+    # E5's cosines run higher in Chinese: an off-topic Chinese question reads 0.83, above the
+    # answerable English ones (0.80), below the answerable Chinese ones (0.90)
+    rows = [
+        {**refusal_row("squad_v1_dev", True, 0.6, False), "cosine": 0.80, "chinese": False},
+        {**refusal_row("off_topic", False, 0.6, False, "syllabusqa_dev in squad_v1_dev"), "cosine": 0.70},
+        {**refusal_row("cmrc2018_dev", True, 0.6, False), "cosine": 0.90, "chinese": True},
+        {
+            **refusal_row("off_topic", False, 0.6, False, "xquad_zh_dev in cmrc2018_dev"),
+            "cosine": 0.83,
+            "chinese": True,
+        },
+    ] * 20
+    calibration = ReaderCalibration(threshold=0.5, refusal=calibrate.fit_refusal_model(rows))
+    assert (
+        calibration.confidence(0.6, False, 0.83, chinese=False)
+        >= 0.5
+        > calibration.confidence(0.6, False, 0.83, chinese=True)
+    )
+
+
+def test_the_chinese_pairs_are_fitted_in_a_course_of_the_host_s_fitting_articles_alone(
+    calibrate, tmp_path, monkeypatch
+):
+    import json
+
+    shared = tmp_path / "eval"
+    (shared / "cmrc2018_dev").mkdir(parents=True)
+    titles = ["甲", "乙", "丙", "丁"]  # fitting: the even places, 甲 and 丙
+    for part, rows in (
+        ("corpus.jsonl", [{"id": f"p{i}", "title": t, "text": f"{t}的文章。"} for i, t in enumerate(titles)]),
+        ("queries.jsonl", [{"qid": f"q{i}", "title": t, "question": f"{t}是什么？"} for i, t in enumerate(titles)]),
+    ):
+        lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        (shared / "cmrc2018_dev" / part).write_text(lines, encoding="utf-8")
+    monkeypatch.setattr(calibrate.fit_refusal, "SHARED", shared)
+    subset = calibrate.fitting_set("cmrc2018_dev", tmp_path / "subset")
+    for part in ("corpus.jsonl", "queries.jsonl"):
+        kept = [json.loads(line)["title"] for line in (subset / part).read_text(encoding="utf-8").splitlines()]
+        assert kept == ["甲", "丙"]
+    in_fitting_hosts = [role for _, _, scope, role, _ in calibrate.OFF_TOPIC if scope == calibrate.FITTING]
+    assert in_fitting_hosts and set(in_fitting_hosts) == {"fit"}
+
+
+def test_every_set_fitted_as_off_topic_is_fitted_as_answerable_too(calibrate):
+    # else the fit learns a set's kind of question instead of "not about this course"
+    answerable = {name for name, _, role, _ in calibrate.SOURCES if role == "fit"}
+    asked_off_topic = {asked for asked, _, _, role, _ in calibrate.OFF_TOPIC if role == "fit"}
+    assert asked_off_topic <= answerable

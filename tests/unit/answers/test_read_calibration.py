@@ -15,13 +15,14 @@ from courserag.answers.extractive.read_calibration import (
 )
 
 # A fitted refusal that trusts the head less across languages: the same probability reads
-# higher when the question's script differs from the source's; and more when E5 finds the
-# best span's unit closer to the question than the fitting questions' mean (0.8).
+# higher when the question's script differs from the source's; more when E5 finds the best
+# span's unit closer to the question than the fitting questions' mean (0.8); and lower for a
+# question in Chinese, whose cosines run higher.
 REFUSAL = {
     "names": list(REFUSAL_FEATURES),
-    "mean": [0.0, 0.0, 0.0, 0.8],
-    "scale": [1.0, 1.0, 1.0, 0.1],
-    "coef": [1.0, 2.0, 0.0, 1.0],
+    "mean": [0.0, 0.0, 0.0, 0.8, 0.0],
+    "scale": [1.0, 1.0, 1.0, 0.1, 1.0],
+    "coef": [1.0, 2.0, 0.0, 1.0, -1.5],
     "bias": 0.0,
 }
 # trial 3's, fitted before the cosine was a feature
@@ -61,19 +62,20 @@ def sigmoid(x: float) -> float:
 
 
 @pytest.mark.parametrize(
-    ("answerable", "across", "cosine", "confidence"),
+    ("answerable", "across", "cosine", "chinese", "confidence"),
     [
-        (0.3, False, None, 0.3),  # the head's own probability: logit(0.3) through coef 1
-        (0.3, True, None, sigmoid(math.log(0.3 / 0.7) + 2.0)),  # raised across languages
-        (0.3, False, 0.9, sigmoid(math.log(0.3 / 0.7) + 1.0)),  # raised by a close unit
-        (0.3, False, 0.7, sigmoid(math.log(0.3 / 0.7) - 1.0)),  # lowered by a far one
+        (0.3, False, None, False, 0.3),  # the head's own probability: logit(0.3) through coef 1
+        (0.3, True, None, False, sigmoid(math.log(0.3 / 0.7) + 2.0)),  # raised across languages
+        (0.3, False, 0.9, False, sigmoid(math.log(0.3 / 0.7) + 1.0)),  # raised by a close unit
+        (0.3, False, 0.7, False, sigmoid(math.log(0.3 / 0.7) - 1.0)),  # lowered by a far one
+        (0.3, False, 0.9, True, sigmoid(math.log(0.3 / 0.7) + 1.0 - 1.5)),  # less in Chinese
     ],
 )
 def test_the_fitted_refusal_reads_the_head_by_language_situation_and_e5_s_cosine(
-    answerable, across, cosine, confidence
+    answerable, across, cosine, chinese, confidence
 ):
     calibration = ReaderCalibration.from_manifest({"refusal": REFUSAL})
-    assert calibration.confidence(answerable, across, cosine) == pytest.approx(confidence)
+    assert calibration.confidence(answerable, across, cosine, chinese) == pytest.approx(confidence)
 
 
 @pytest.mark.parametrize(
@@ -93,11 +95,13 @@ def test_without_a_fitted_refusal_the_head_s_probability_decides():
     assert ReaderCalibration().confidence(0.42, True) == 0.42
 
 
-def test_the_refusal_features_are_the_head_s_logit_alone_and_across_languages():
+def test_the_refusal_features_are_the_head_s_logit_alone_and_across_languages_and_the_script():
     assert refusal_features(0.5, True) == {
         "answerable_logit": 0.0,
         "across": 1.0,
         "answerable_logit_across": 0.0,
         "cosine": None,
+        "chinese": 0.0,
     }
+    assert refusal_features(0.5, False, 0.8, chinese=True)["chinese"] == 1.0
     assert refusal_features(1.0, False)["answerable_logit"] == pytest.approx(math.log((1 - 1e-6) / 1e-6))
