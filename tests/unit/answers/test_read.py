@@ -241,3 +241,19 @@ def test_a_question_about_a_code_nothing_names_is_refused_without_reading():
     query = SimpleNamespace(text="Which room is MATH 101 in?", ask=SimpleNamespace(wants_list=False))
     said = ReadingAnswerer(reader, ReaderCalibration(0.0)).compose(query, [item(LATE_POLICY)], None, ("MATH101",))
     assert (said.refused, said.reason, said.nearest) == (True, "missing_code", 1)
+
+
+@pytest.mark.parametrize(
+    ("question", "refused"),
+    [("When is the final exam?", False), ("期末考试是什么时候？", True)],
+)
+def test_the_refusal_is_told_whether_the_question_is_written_in_chinese(question, refused):
+    from courserag.answers.extractive.logistic import Logistic
+
+    # a refusal that asks more of a Chinese question, whose E5 cosines run higher
+    refusal = Logistic(("answerable_logit", "chinese"), (0.0, 0.0), (1.0, 1.0), (1.0, -5.0), 0.0)
+    sources = sources_of(*SOURCES)
+    readings = [reading(0, sources[0], 0, 9.0)]  # the head reads 0.9
+    said = compose_readings(question, sources, readings, False, ReaderCalibration(0.5, refusal=refusal))
+    assert said.refused is refused
+    assert dict(said.features)["reader_chinese"] == float(refused)
