@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 import fit_refusal  # noqa: E402  (its question selection, engines and operating point)
 
-from bench.answers import CACHE  # noqa: E402
+from bench.answers import CACHE, _env  # noqa: E402  (every set's run environment)
 from courserag.answers.extractive.read_calibration import ReaderCalibration  # noqa: E402
 
 ANSWER_ALL = ReaderCalibration(threshold=0.0)  # collect: every question the reader reads is answered
@@ -174,9 +174,7 @@ def fitting_host(name: str) -> None:
     python = sys.executable
     command = [python, str(fit_refusal.SHARED / "answer_eval.py"), str(subset), "--scope", "global"]
     command += ["--work", str(work), "--max", "1", "--python", python]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    env.setdefault("MODEL_CACHE_DIR", str(CACHE / "models"))
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=_env(CACHE, {}))
     if done.returncode:
         raise SystemExit(f"building {name}'s fitting articles failed: {(done.stderr or done.stdout)[-800:]}")
 

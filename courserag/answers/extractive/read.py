@@ -28,7 +28,7 @@ from courserag.answers.extractive.units import Unit, source_units
 from courserag.courses.codes import course_codes
 from courserag.embedders.groups import UnitMatches, meaning_of
 from courserag.lang.query import Query
-from courserag.lang.script import script_of
+from courserag.lang.script import is_chinese, script_of
 from courserag.reader.reader import Reader, Reading
 from courserag.retrieval.packing import ContextItem
 
@@ -218,7 +218,7 @@ def compose_readings(
     best = readings[0]
     source = sources[best.passage]
     across = across_languages(question, source)
-    chinese = script_of(question) == "zh"
+    chinese = is_chinese(question)
     cosine = None if meanings is None else float(meanings[best.passage][first_unit(best, sources)])
     confidence = calibration.confidence(chance, across, cosine, chinese)
     features = (
