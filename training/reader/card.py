@@ -20,8 +20,10 @@ def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str =
     given as its flag (`flags`: the configuration keys `train` takes as flags), so no default
     can drift; a continuation's parent checkpoint is named inside the folder `parent`."""
     layers = config["trainable_layers"]
-    if config.get("init_from"):
-        config = {**config, "init_from": f"{parent}/checkpoints/{config['init_from'].rsplit('/', 1)[-1]}"}
+    if config.get("init_from"):  # a checkpoint, or an exported reader (.safetensors) beside the parent's run
+        name = config["init_from"].rsplit("/", 1)[-1]
+        inside = "" if name.endswith(".safetensors") else "checkpoints/"
+        config = {**config, "init_from": f"{parent}/{inside}{name}"}
     parts = [f"python -m training.reader train --out {out}", f"--sets {','.join(config['sets'])}"]
     parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
     parts += [f"--{key.replace('_', '-')} {_said(config[key])}" for key in flags if config.get(key) is not None]
@@ -99,10 +101,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             "## Reproducing these weights",
             "",
             "```bash",
-            *[
-                train_command(run_config, flags, hardware["torch_threads"], folder, parent)
-                for run_config, folder, parent in zip(configs, [*folders, "RUN"], ["", *folders])
-            ],
+            *reproducing(configs, ancestors, folders, flags, hardware["torch_threads"]),
             f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
             f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
             "```",
@@ -136,6 +135,23 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
     return "\n".join(lines) + "\n"
 
 
+def reproducing(
+    configs: list[dict], ancestors: list[dict], folders: list[str], flags: tuple[str, ...], threads: int
+) -> list[str]:
+    """Every run's `train` command, first run first; a run that goes on from an exported reader
+    has its parent's `export` before it."""
+    commands = []
+    for i, (config, folder, parent) in enumerate(zip(configs, [*folders, "RUN"], ["", *folders])):
+        record = ancestors[i - 1] if i else {}  # the record of the run this one goes on from
+        if "dtype" in record:
+            commands.append(
+                f"python -m training.reader export --run {parent} --out {parent}/{record['file']} "
+                f"--dtype {record['dtype']}"
+            )
+        commands.append(train_command(config, flags, threads, folder, parent))
+    return commands
+
+
 def lineage(training: dict) -> list[dict]:
     """The runs a continuation goes on from, first run first: each one's checkpoint record."""
     runs, run = [], training.get("init")
@@ -151,6 +167,12 @@ def parent_folders(count: int) -> list[str]:
 
 
 def _continues(parent: dict, config: dict) -> str:
+    if "dtype" in parent:  # an exported reader (train.continued_from_export)
+        return (
+            f"- continues the exported reader `{parent['file']}` ({parent['dtype']}; step {parent['step']:,}, "
+            f"{parent['seconds'] / 3600:.1f} hours; SHA-256 `{parent['sha256'][:16]}…`): its weights as stored, "
+            "a new pass from batch 0 with its own seed's dropout stream, AdamW and the schedule started anew"
+        )
     return (
         f"- continues a run's `{parent['file']}` (step {parent['step']:,}, {parent['seconds'] / 3600:.1f} hours; "
         f"SHA-256 `{parent['sha256'][:16]}…`): its weights and dropout stream, reading from batch "

@@ -36,7 +36,7 @@ _CONFIG_FLAGS = {
     "checkpoint_every": int,
     "max_examples": int,
     "log_every": int,
-    "init_from": str,  # a continuation: the parent run's checkpoint
+    "init_from": str,  # a continuation: the parent run's checkpoint, or an exported reader (.safetensors)
     "first_batch": int,  # ... and the batch of the pass it starts at (the parent's steps)
 }
 

@@ -216,10 +216,13 @@ def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None
 def continued_from(config: TrainConfig) -> tuple[dict, dict]:
     """A continuation's parent checkpoint, read once: (its state, to start from; its record:
     file, SHA-256, step, seconds and its run's configuration, which must read the same data; and,
-    where the parent continued a run in turn, that run's record under "init", back to the first)."""
+    where the parent continued a run in turn, that run's record under "init", back to the first).
+    A parent that is an exported reader (.safetensors) is read by `continued_from_export`."""
     path = Path(config.init_from)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no checkpoint to continue from")
+    if path.suffix == ".safetensors":
+        return continued_from_export(config, path)
     parent_run = checkpoints.read_config(path.parent.parent)
     parent, ours = parent_run["config"], config.to_json()
     said = TrainConfig.from_json(parent).to_json()  # an older config.json's missing settings at their defaults
@@ -239,6 +242,41 @@ def continued_from(config: TrainConfig) -> tuple[dict, dict]:
         "seconds": round(state["elapsed_s"], 1),
         "config": parent,
         **({"init": parent_run["init"]} if "init" in parent_run else {}),  # the parent's own parent, and so on
+    }
+    return state, record
+
+
+def continued_from_export(config: TrainConfig, path: Path) -> tuple[dict, dict]:
+    """A new pass from an exported reader (export.py), such as the one in the repository, whose
+    run's checkpoints may be gone with their machine: its trained layers and heads as stored
+    (an int8 export's matrices dequantized), the record its manifest keeps. Only from batch 0
+    and with the same trainable layers: an export keeps neither AdamW's state, the dropout
+    stream nor its place in a pass."""
+    from courserag.reader.delta import read_delta
+
+    if config.first_batch:
+        raise ValueError(f"{path} is an exported reader: a continuation from it starts a new pass (first_batch 0)")
+    delta = read_delta(path)
+    base = file_sha256(locate_model())
+    if delta.base_sha256 != base:
+        raise ValueError(f"{path} was trained on base model {delta.base_sha256[:16]}, not {base[:16]}")
+    training = delta.manifest["training"]
+    parent = TrainConfig.from_json(training["config"]).to_json()
+    if parent["trainable_layers"] != config.to_json()["trainable_layers"]:
+        raise ValueError(f"{path} trained other layers ({parent['trainable_layers']}); a continuation trains the same")
+    state = {
+        "trainable": {name: torch.from_numpy(value.copy()) for name, value in delta.tensors.items()},
+        "rng": None,  # not exported: the continuation's dropout stream starts from its own seed
+        "step": training["steps"],
+    }
+    record = {
+        "file": path.name,
+        "sha256": delta.sha256,
+        "dtype": delta.manifest["dtype"],
+        "step": training["steps"],
+        "seconds": training["seconds"],
+        "config": training["config"],
+        **({"init": training["init"]} if "init" in training else {}),
     }
     return state, record
 
@@ -297,7 +335,8 @@ def train(
     step, elapsed = 0, 0.0
     if parent:
         load_trainable(reader, parent["trainable"])
-        torch.set_rng_state(parent["rng"])
+        if parent["rng"] is not None:
+            torch.set_rng_state(parent["rng"])
         log.info("continuing %s from step %d", config.init_from, parent["step"])
     if saved:
         state = checkpoints.load(saved)

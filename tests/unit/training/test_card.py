@@ -132,6 +132,25 @@ def test_a_continuation_s_card_gives_its_parent_s_command_first_and_counts_both_
     assert "3.0 hours of training steps" in card  # its own 2 and its parent's 1
 
 
+def test_a_continuation_from_an_exported_reader_s_card_exports_its_parent_before_going_on():
+    parent = {
+        "file": "reader.safetensors",
+        "dtype": "int8",
+        "sha256": "78" * 32,
+        "step": 2000,
+        "seconds": 3600.0,
+        "config": TRAINED["config"],
+    }
+    config = {**TRAINED["config"], "init_from": "models/reader/reader.safetensors", "first_batch": 0}
+    card = model_card(
+        MANIFEST | {"training": {**TRAINED, "config": config, "init": parent}}, flags=("init_from", "first_batch")
+    )
+    commands = card.split("```bash\n")[1].split("```")[0].splitlines()
+    assert commands[1] == "python -m training.reader export --run PARENT --out PARENT/reader.safetensors --dtype int8"
+    assert "--init-from PARENT/reader.safetensors --first-batch 0" in commands[2]
+    assert "continues the exported reader `reader.safetensors` (int8; step 2,000, 1.0 hours" in card
+
+
 def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_first_run_on():
     first = {
         "file": "step-0004000.pt",

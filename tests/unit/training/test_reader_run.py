@@ -135,6 +135,29 @@ def test_a_continuation_from_a_new_pass_may_read_other_data_but_not_train_other_
         train(dataclasses.replace(more, trainable_layers=2), tmp_path / "layers")
 
 
+def test_a_new_pass_starts_from_an_exported_reader_when_its_run_s_checkpoints_are_gone(runs, tmp_path):
+    from training.reader.train import continued_from
+
+    exported = tmp_path / "shipped" / "reader.safetensors"
+    manifest = export_delta(runs["run"], exported)  # float32: the export holds the checkpoint's weights exactly
+    state, record = continued_from(dataclasses.replace(CONFIG, init_from=str(exported)))
+    last = checkpoints.load(checkpoints.latest(runs["run"]))["trainable"]
+    assert set(state["trainable"]) == set(last)
+    assert all(torch.equal(state["trainable"][name], last[name]) for name in last)
+    assert (record["file"], record["sha256"], record["step"], record["dtype"]) == (
+        "reader.safetensors",
+        manifest["sha256"],
+        4,
+        "float32",
+    )
+    more = train(dataclasses.replace(CONFIG, steps=1, distractors=0.5, init_from=str(exported)), tmp_path / "more")
+    assert more.step == 1 and checkpoints.read_config(tmp_path / "more")["init"]["sha256"] == manifest["sha256"]
+    with pytest.raises(ValueError, match="new pass"):  # an export keeps no place in a pass
+        train(dataclasses.replace(CONFIG, init_from=str(exported), first_batch=4), tmp_path / "middle")
+    with pytest.raises(ValueError, match="other layers"):
+        train(dataclasses.replace(CONFIG, trainable_layers=2, init_from=str(exported)), tmp_path / "layers")
+
+
 def test_only_the_top_layer_and_the_heads_train(runs):
     names = set(trainable_state(runs["resumed"].reader))
     assert {n.split(".")[0] for n in names} == {"bert", "span", "answer"}
