@@ -118,3 +118,17 @@ def test_an_int8_matrix_without_its_scales_is_refused(tmp_path):
     tensors = {**heads(), "bert.encoder.layer.11.output.dense.weight": np.zeros((384, 1536), np.int8)}
     with pytest.raises(ReaderWeightsError, match="has no .row_scale"):
         read_delta(write(tmp_path, tensors))
+
+
+def test_the_int8_reader_keeps_its_heads_and_feed_forward_outputs_in_float32(tmp_path, e5_file):
+    import onnx
+
+    from courserag.reader.convert import FLOAT_WEIGHTS
+
+    delta = read_delta(write(tmp_path, base_model={"sha256": file_sha256(e5_file.path)}))
+    graph = onnx.load(str(converted_reader(tmp_path / "models", e5_file.path, delta, "int8"))).graph
+    weights = {i.name for i in graph.initializer}
+    float_products = sorted(n.input[1] for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights)
+    assert float_products == sorted([f"l{layer}{FLOAT_WEIGHTS[0]}" for layer in range(12)] + ["answer.w", "span.w"])
+    quantized = [n for n in graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
+    assert len(quantized) == 12 * 5  # q, k, v, the attention output and the feed-forward input of each layer
