@@ -94,13 +94,19 @@ def _stored(trainable: dict, dtype: str) -> dict[str, np.ndarray]:
     return out
 
 
-def reader_from_delta(path: Path, e5: E5File | None = None) -> Reader:
-    """A fresh reader on the base model with the delta's layers and heads put in."""
-    delta: ReaderDelta = read_delta(path)
-    e5 = e5 or read_e5(locate_model())
-    base = file_sha256(e5.path)
+def delta_on(path: Path, model_file: Path) -> ReaderDelta:
+    """The delta at `path`, read and checked, refused unless it was trained on `model_file`."""
+    delta = read_delta(path)
+    base = file_sha256(model_file)
     if base != delta.base_sha256:
         raise ValueError(f"{path} was trained on base model {delta.base_sha256[:16]}, not {base[:16]}")
+    return delta
+
+
+def reader_from_delta(path: Path, e5: E5File | None = None) -> Reader:
+    """A fresh reader on the base model with the delta's layers and heads put in."""
+    e5 = e5 or read_e5(locate_model())
+    delta = delta_on(path, e5.path)
     reader = build_reader(e5, delta.manifest["trainable_layers"], delta.manifest["training"]["seed"])
     load_trainable(reader, {name: torch.from_numpy(value) for name, value in delta.tensors.items()})
     return reader.train(False)

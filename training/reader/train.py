@@ -31,6 +31,7 @@ from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
 from training.reader.distractors import distractors, off_topic
+from training.reader.export import delta_on
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
 from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
 
@@ -252,14 +253,9 @@ def continued_from_export(config: TrainConfig, path: Path) -> tuple[dict, dict]:
     (an int8 export's matrices dequantized), the record its manifest keeps. Only from batch 0
     and with the same trainable layers: an export keeps neither AdamW's state, the dropout
     stream nor its place in a pass."""
-    from courserag.reader.delta import read_delta
-
     if config.first_batch:
         raise ValueError(f"{path} is an exported reader: a continuation from it starts a new pass (first_batch 0)")
-    delta = read_delta(path)
-    base = file_sha256(locate_model())
-    if delta.base_sha256 != base:
-        raise ValueError(f"{path} was trained on base model {delta.base_sha256[:16]}, not {base[:16]}")
+    delta = delta_on(path, locate_model())
     training = delta.manifest["training"]
     parent = TrainConfig.from_json(training["config"]).to_json()
     if parent["trainable_layers"] != config.to_json()["trainable_layers"]:
