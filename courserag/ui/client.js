@@ -100,25 +100,39 @@
     }
   };
 
-  // Gradio announces an event's progress in a live region, in the browser's locale rather
-  // than the page's (and "common.complete" as its bare key, which its tables lack): said
-  // here in the page's language instead.
-  const LIVE_WORDS = {
-    "common.loading": { en: "Loading", zh: "加载中" },
-    "common.complete": { en: "Complete", zh: "完成" },
-    "common.error": { en: "Error", zh: "错误" },
-    "Loading content": { en: "Loading content", zh: "正在加载内容" },  // the chat's pending answer
-  };
-  const LIVE_BY_TEXT = {};
-  for (const [key, words] of Object.entries(LIVE_WORDS)) for (const text of [key, words.en, words.zh]) LIVE_BY_TEXT[text] = words;
-  const sayLive = (node) => {
-    const words = LIVE_BY_TEXT[(node.nodeValue || "").trim()];
-    if (words && node.parentElement && node.parentElement.closest("[aria-live]") && node.nodeValue !== words[lang()]) {
-      node.nodeValue = words[lang()];
+  // Gradio's status words, in its progress announcer (a live region) and in the tracker drawn
+  // over an output that waits, come in the browser's locale or in English only (its queue
+  // position has no Chinese, and "common.complete" comes as its bare key): said here in the
+  // page's language instead. Each phrase is a template in both languages; {0}, {1} are the
+  // numbers it carries (a queue position and length).
+  const STATUS_PHRASES = [
+    { en: "Loading", zh: "加载中", keys: ["common.loading"] },
+    { en: "Complete", zh: "完成", keys: ["common.complete"] },
+    { en: "Error", zh: "错误", keys: ["common.error"] },
+    { en: "Loading content", zh: "正在加载内容" },  // the chat's pending answer
+    { en: "In queue: {0} of {1}", zh: "排队中：第 {0} 位，共 {1} 位" },
+    { en: "queue: {0}/{1} |", zh: "排队：{0}/{1} |" },  // the tracker over a waiting output
+    { en: "processing |", zh: "处理中 |" },
+  ];
+  const asPattern = (template) =>
+    new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{\d\\\}/g, "(\\d+)")}$`);
+  const STATUS_PATTERNS = STATUS_PHRASES.flatMap((phrase) =>
+    [phrase.en, phrase.zh, ...(phrase.keys || [])].map((text) => [asPattern(text), phrase]));
+  const inPageLanguage = (text) => {
+    for (const [pattern, phrase] of STATUS_PATTERNS) {
+      const numbers = text.match(pattern);
+      if (numbers) return phrase[lang()].replace(/\{(\d)\}/g, (_, i) => numbers[Number(i) + 1]);
     }
+    return null;
+  };
+  const STATUS_REGIONS = "[aria-live], [data-testid='status-tracker']";
+  const sayLive = (node) => {
+    const text = (node.nodeValue || "").trim();
+    const want = text && node.parentElement && node.parentElement.closest(STATUS_REGIONS) ? inPageLanguage(text) : null;
+    if (want !== null && want !== text) node.nodeValue = node.nodeValue.replace(text, want);
   };
   const sayLiveIn = (root) => {
-    const regions = root.closest("[aria-live]") ? [root] : root.querySelectorAll("[aria-live]");
+    const regions = root.closest(STATUS_REGIONS) ? [root] : root.querySelectorAll(STATUS_REGIONS);
     for (const region of regions) {
       const walker = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) sayLive(node);

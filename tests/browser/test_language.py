@@ -200,6 +200,39 @@ def test_gradio_progress_announcements_follow_the_interface_language_not_the_bro
         context.close()
 
 
+# What Gradio writes when an event waits in its queue (its "status.queue_position", English
+# in every locale, in its announcer; and over the waiting output), as the page would say it.
+QUEUE_WORDS = [
+    pytest.param("[role=status][aria-live]", "In queue: 2 of 3", "排队中：第 2 位，共 3 位", id="announcer"),
+    pytest.param("[data-testid='status-tracker']", "queue: 2/3 |", "排队：2/3 |", id="tracker-queued"),
+    pytest.param("[data-testid='status-tracker']", "processing |", "处理中 |", id="tracker-processing"),
+]
+SAY_IN_JS = """([selector, text]) => {
+  const region = document.querySelector(selector);
+  const node = document.createTextNode(text);
+  region.appendChild(node);
+  window.__crQueueNode = node;
+}"""
+
+
+@pytest.mark.parametrize("selector, english, chinese", QUEUE_WORDS)
+def test_gradio_queue_status_is_said_in_the_interface_language(browser, server, selector, english, chinese):
+    """CI on a busy machine caught Gradio's "In queue: 1 of 1" in English in the Chinese
+    interface: Gradio has no Chinese for it. Written where Gradio writes it, it reads in the
+    page's language, and follows a switch back."""
+    context, page = open_app(browser, server, locale="en-US")
+    try:
+        page.locator("#cr-lang").get_by_text("中文").click()
+        page.wait_for_function("document.documentElement.lang.startsWith('zh')")
+        page.wait_for_selector(selector, state="attached")
+        page.evaluate(SAY_IN_JS, [selector, english])
+        page.wait_for_function("(want) => window.__crQueueNode.nodeValue === want", arg=chinese)
+        page.locator("#cr-lang").get_by_text("English").click()
+        page.wait_for_function("(want) => window.__crQueueNode.nodeValue === want", arg=english)
+    finally:
+        context.close()
+
+
 @pytest.mark.screenshots
 def test_interface_follows_the_browser_language_and_the_switch(browser, server):
     context, page = open_app(browser, server, locale="zh-CN")
