@@ -125,10 +125,16 @@
     }
     return null;
   };
+  // The chat log is a live region too, but what it holds is the conversation: a learner's
+  // "Error" stays theirs. Its pending answer is a status region of its own, inside it.
   const STATUS_REGIONS = "[aria-live], [data-testid='status-tracker']";
+  const inStatusRegion = (node) => {
+    const region = node.parentElement && node.parentElement.closest(STATUS_REGIONS);
+    return Boolean(region) && region.getAttribute("role") !== "log";
+  };
   const sayLive = (node) => {
     const text = (node.nodeValue || "").trim();
-    const want = text && node.parentElement && node.parentElement.closest(STATUS_REGIONS) ? inPageLanguage(text) : null;
+    const want = text && inStatusRegion(node) ? inPageLanguage(text) : null;
     if (want !== null && want !== text) node.nodeValue = node.nodeValue.replace(text, want);
   };
   const sayLiveIn = (root) => {

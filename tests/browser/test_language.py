@@ -233,6 +233,19 @@ def test_gradio_queue_status_is_said_in_the_interface_language(browser, server, 
         context.close()
 
 
+@pytest.mark.parametrize("question", ["Error", "Complete"])
+def test_a_learners_question_that_reads_like_gradio_status_stays_in_their_words(browser, server, question):
+    """The chat log is a live region too: the page re-says Gradio's status words there only
+    in Gradio's own status regions, never in the conversation."""
+    context, page = open_app(browser, server, locale="zh-CN")
+    try:
+        ask(page, question)
+        settle(page)
+        assert page.locator("#cr-chat [data-testid='user']").last.inner_text().strip() == question
+    finally:
+        context.close()
+
+
 @pytest.mark.screenshots
 def test_interface_follows_the_browser_language_and_the_switch(browser, server):
     context, page = open_app(browser, server, locale="zh-CN")
