@@ -43,7 +43,7 @@ SHA=$(sha256sum "$WEIGHTS" | cut -c1-16)
 export READER_ROWS_DIR=${READER_ROWS_DIR:-${EVAL_CACHE:-/tmp/evalcache}/reader_rows-$SHA}
 if [ ! -f "$OUT/heldout.json" ]; then
   step "held-out scores"
-  "$PY" -m training.reader evaluate --delta "$WEIGHTS" --onnx int8 --max-examples 40 --distractors 1 --off-topic 1 --json "$OUT/heldout.json"
+  "$PY" -m training.reader evaluate --delta "$WEIGHTS" --onnx int8 --max-examples 40 --distractors 1 --off-topic 1 --answer-removed 1 --json "$OUT/heldout.json"
 fi
 if [ ! -f "$OUT/composer.md" ]; then
   step "every shared set through the composer"

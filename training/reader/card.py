@@ -87,6 +87,15 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             if config.get("off_topic")
             else []
         ),
+        *(
+            [
+                f"- answer removed: {config['answer_removed']:.0%} of each set's answerable questions also read over "
+                "their own passage without the sentences holding the answer, unanswerable "
+                "(training/reader/distractors.py)"
+            ]
+            if config.get("answer_removed")
+            else []
+        ),
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
         f"warm-up {config['warmup']:.0%} then linear decay, weight decay {config['weight_decay']:g}, "
         f"forward pass in {config.get('precision', 'float32')}",
@@ -101,7 +110,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
             "## Reproducing these weights",
             "",
             "```bash",
-            *reproducing(configs, ancestors, folders, flags, hardware["torch_threads"]),
+            *reproducing(configs, ancestors, folders, flags, hardware["torch_threads"], training["steps"]),
             f"python -m training.reader export --run RUN --out RUN/{manifest['file']} --dtype {manifest['dtype']}",
             f"python -m training.reader compare RUN/{manifest['file']} {manifest['file']}",
             "```",
@@ -136,11 +145,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
 
 
 def reproducing(
-    configs: list[dict], ancestors: list[dict], folders: list[str], flags: tuple[str, ...], threads: int
+    configs: list[dict], ancestors: list[dict], folders: list[str], flags: tuple[str, ...], threads: int, last: int
 ) -> list[str]:
     """Every run's `train` command, first run first; a run that goes on from an exported reader
-    has its parent's `export` before it."""
+    has its parent's `export` before it. A run whose weights were taken before its last step
+    (`last`: the exported step of this run; an ancestor's, the step its child started from)
+    stops there (`--stop-at`), so its newest checkpoint is the one taken."""
     commands = []
+    stops = [run["step"] for run in ancestors] + [last]
     for i, (config, folder, parent) in enumerate(zip(configs, [*folders, "RUN"], ["", *folders])):
         record = ancestors[i - 1] if i else {}  # the record of the run this one goes on from
         if "dtype" in record:
@@ -148,7 +160,9 @@ def reproducing(
                 f"python -m training.reader export --run {parent} --out {parent}/{record['file']} "
                 f"--dtype {record['dtype']}"
             )
-        commands.append(train_command(config, flags, threads, folder, parent))
+        command = train_command(config, flags, threads, folder, parent)
+        stopped = config.get("steps") and stops[i] < config["steps"]
+        commands.append(command + (f" --stop-at {stops[i]}" if stopped else ""))
     return commands
 
 

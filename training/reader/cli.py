@@ -28,6 +28,7 @@ _CONFIG_FLAGS = {
     "max_unanswerable": int,
     "distractors": float,  # share of questions also read over a passage near them
     "off_topic": float,  # share of questions also read over a passage of another source
+    "answer_removed": float,  # share also read over their own passage without the answer's sentences
     "learning_rate": float,
     "head_learning_rate": float,
     "warmup": float,
@@ -78,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--off-topic", type=float, default=0.0, help="share of the questions also read over another source's passage"
     )
+    evaluate.add_argument(
+        "--answer-removed", type=float, default=0.0, help="share also read over their passage without the answer"
+    )
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
         "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
@@ -111,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     windows.add_argument("--max-unanswerable", type=int, help="kept per question (default: all)")
     windows.add_argument("--distractors", type=float, default=0.0, help="also count these readings (as train)")
     windows.add_argument("--off-topic", type=float, default=0.0, help="also count these readings (as train)")
+    windows.add_argument("--answer-removed", type=float, default=0.0, help="also count these readings (as train)")
     windows.add_argument("--data-dir", type=Path)
     windows.set_defaults(command=_windows)
 
@@ -175,7 +180,7 @@ def _evaluate(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import distractors, off_topic
+    from training.reader.distractors import with_readings
     from training.reader.evaluate import score
     from training.reader.sets import pinned_examples
 
@@ -185,7 +190,7 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    examples += distractors(examples, args.distractors) + off_topic(examples, args.off_topic)
+    examples = with_readings(examples, args.distractors, args.off_topic, args.answer_removed)
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)
@@ -270,13 +275,13 @@ def _windows(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import distractors, off_topic, reading
+    from training.reader.distractors import reading, with_readings
     from training.reader.sets import pinned_examples
 
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
     window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
     examples = pinned_examples(_sets(args.sets, list(load_pins().sets)), "train", root=args.data_dir)
-    examples += distractors(examples, args.distractors) + off_topic(examples, args.off_topic)
+    examples = with_readings(examples, args.distractors, args.off_topic, args.answer_removed)
     data = featurize(examples, tokenizer, window, args.max_unanswerable)
     rows: dict[str, Counter] = {}
     for example in examples:

@@ -19,6 +19,13 @@ a set from another source (each set drawn as often as another whatever its size,
 English question reads a Chinese passage nearly half the time), other than any passage
 holding one of its answers. Sets from one source (the four MLQA sets) share articles in two
 languages, so none is another's source.
+
+Answer-removed readings are the nearest miss of all: a question's own passage with the
+sentences that hold its answer taken out, so that what stays is on the question's very topic
+and often names what it asks about (a TA's office hours without her phone number, the
+midterm's room without the final's). A seeded share of each set's answerable questions is
+also read that way, unanswerable, where the removal leaves at least half of the passage, two
+sentences or more, and none of the question's answers.
 """
 
 from __future__ import annotations
@@ -38,7 +45,10 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 COMMON = 0.05  # a term in more of a set's passages than this share says nothing of a topic
 SUFFIX = "#distractor"
 OFF_TOPIC = "#off-topic"
-READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic"}  # a reading's qid suffix → its name
+ANSWER_REMOVED = "#answer-removed"
+# a reading's qid suffix → its name
+READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed"}
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；\n])")
 
 
 def reading(example: Example) -> str | None:
@@ -68,13 +78,15 @@ def terms(text: str) -> set[str]:
 
 
 def nearest_passage(question: str, index: dict, idf: dict, allowed: Callable[[int], bool]) -> int | None:
-    """The passage sharing the most weight of the question's terms that is `allowed`; None
-    when none shares one."""
+    """The passage sharing the most weight of the question's terms that is `allowed` (of equal
+    weights, the first passage); None when none shares one. The terms are summed in sorted
+    order, so the choice never depends on the process's string hashing."""
     scores: Counter = Counter()
-    for term in terms(question):
+    for term in sorted(terms(question)):
         for p in index.get(term, ()):
             scores[p] += idf[term]
-    return next((p for p, _ in scores.most_common() if allowed(p)), None)
+    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return next((p for p, _ in ranked if allowed(p)), None)
 
 
 def distractors(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
@@ -154,3 +166,51 @@ def off_topic(examples: Sequence[Example], share: float, seed: int = 0) -> list[
                 )
                 break
     return out
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) character spans of `text`'s sentences: ended by . ! ? and a space, by
+    。！？； or by a line break; each span keeps the spacing after it, so they tile the text."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    bounds = [0, *[end for end in ends if 0 < end < len(text)], len(text)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if a < b]
+
+
+def without_answer(example: Example) -> str | None:
+    """`example`'s passage with every sentence that overlaps one of its answers taken out; None
+    when that leaves under half of the passage, fewer than two sentences, or an answer's text
+    still standing in what remains."""
+    spans = sentence_spans(example.context)
+    kept = [(a, b) for a, b in spans if not any(answer.start < b and a < answer.end for answer in example.answers)]
+    remaining = "".join(example.context[a:b] for a, b in kept).strip()
+    if len(kept) < 2 or 2 * len(remaining) < len(example.context.strip()) or holds_answer(remaining, example):
+        return None
+    return remaining
+
+
+def answer_removed(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
+    """Unanswerable examples: a seeded `share` of the answerable questions over their own
+    passage without the sentences holding their answer (module doc), in the examples' order."""
+    if share <= 0:
+        return []
+    rng = np.random.default_rng([seed, len(examples), 2])
+    picked = rng.random(len(examples)) < share
+    out = []
+    for example, chosen in zip(examples, picked.tolist()):
+        passage = without_answer(example) if chosen and example.answerable else None
+        if passage is not None:
+            out.append(replace(example, qid=example.qid + ANSWER_REMOVED, context=passage, answers=()))
+    return out
+
+
+def with_readings(
+    examples: Sequence[Example], distractor_share: float, off_topic_share: float, removed_share: float, seed: int = 0
+) -> list[Example]:
+    """`examples` followed by their readings over other passages: distractors, then off-topic,
+    then answer-removed, each a seeded share of the questions (module doc)."""
+    return [
+        *examples,
+        *distractors(examples, distractor_share, seed),
+        *off_topic(examples, off_topic_share, seed),
+        *answer_removed(examples, removed_share, seed),
+    ]

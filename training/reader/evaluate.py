@@ -12,6 +12,8 @@ probability reaches `threshold`. Scores per set (metrics.py):
   (distractors.py; `evaluate --distractors`), the share judged unanswerable. Those readings
   count in no other score.
 - `off_topic_refused`: likewise over a passage of another source (`evaluate --off-topic`).
+- `answer_removed_refused`: likewise over their own passage without the sentences holding
+  the answer (`evaluate --answer-removed`).
 """
 
 from __future__ import annotations

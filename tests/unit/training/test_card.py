@@ -182,6 +182,10 @@ def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_fi
             "- distractors: 25% of each set's questions also read over the passage of their set nearest them",
         ),
         ("off_topic", "- off topic: 25% of each set's questions also read over a passage of a set from another source"),
+        (
+            "answer_removed",
+            "- answer removed: 25% of each set's answerable questions also read over their own passage without",
+        ),
     ],
 )
 def test_a_card_says_what_share_of_questions_was_read_over_passages_not_answering_them_and_repeats_it(key, said):
@@ -200,3 +204,21 @@ def test_the_card_gives_the_held_out_readings_refused_when_they_were_measured():
     assert "distractors refused" not in model_card(MANIFEST, SCORES)
     both = model_card(MANIFEST, {"all": {**SCORES["all"], "distractors_refused": 0.75, "off_topic_refused": 0.5}})
     assert "| distractors refused | off topic refused |" in both and "| 0.750 | 0.500 |" in both
+
+
+@pytest.mark.parametrize(
+    ("parent_step", "own_step", "stops"),
+    [
+        (4000, 800, ["", ""]),  # both runs ran to their last step
+        (4000, 500, ["", " --stop-at 500"]),  # this run's weights were taken at step 500 of 800
+        (3000, 800, [" --stop-at 3000", ""]),  # it went on from the parent's step 3,000 of 4,000
+    ],
+)
+def test_a_card_stops_a_run_at_the_step_its_weights_were_taken(parent_step, own_step, stops):
+    parent_config = {**TRAINED["config"], "steps": 4000}
+    parent = {"file": f"step-{parent_step:07d}.pt", "sha256": "34" * 32, "step": parent_step, "seconds": 3600.0}
+    config = {**TRAINED["config"], "steps": 800, "init_from": f"/runs/p/checkpoints/{parent['file']}", "first_batch": 0}
+    training = {**TRAINED, "steps": own_step, "config": config, "init": {**parent, "config": parent_config}}
+    card = model_card(MANIFEST | {"training": training}, flags=("steps", "init_from", "first_batch"))
+    commands = card.split("```bash\n")[1].split("```")[0].splitlines()
+    assert [c.split("--threads 2")[1] for c in commands[:2]] == stops

@@ -24,7 +24,11 @@ def test_windows_counts_a_set(shared_train, capsys):
 def test_windows_counts_the_readings_over_other_passages_apart(shared_train, capsys):
     sets = "mlqa_dev_zh,cmrc2018_trial_train"
     assert (
-        main(["windows", "--sets", sets, "--max-unanswerable", "2", "--distractors", "0.5", "--off-topic", "0.5"]) == 0
+        main(
+            ["windows", "--sets", sets, "--max-unanswerable", "2"]
+            + ["--distractors", "0.5", "--off-topic", "0.5", "--answer-removed", "0.5"]
+        )
+        == 0
     )
     rows = {r["set"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert rows["mlqa_dev_zh"]["questions"] == 483  # the readings are not questions of their own
@@ -32,4 +36,5 @@ def test_windows_counts_the_readings_over_other_passages_apart(shared_train, cap
         # each reading keeps at most 2 windows, none with an answer
         assert 0 < rows[name]["distractors_windows"] <= 2 * rows[name]["questions"]
         assert 0 < rows[name]["off_topic_windows"] <= 2 * rows[name]["questions"]
+        assert 0 < rows[name]["answer_removed_windows"] <= 2 * rows[name]["questions"]
     assert rows["all"]["off_topic_windows"] == sum(rows[n]["off_topic_windows"] for n in sets.split(","))

@@ -3,13 +3,32 @@ of their set nearest them that does not answer them, unanswerable."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from training.reader.distractors import OFF_TOPIC, SUFFIX, distractors, off_topic, source, terms
+from training.reader.distractors import (
+    ANSWER_REMOVED,
+    OFF_TOPIC,
+    SUFFIX,
+    answer_removed,
+    distractors,
+    nearest_passage,
+    off_topic,
+    sentence_spans,
+    source,
+    terms,
+    with_readings,
+    without_answer,
+)
 from training.reader.sets import Answer, Example
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize(
@@ -170,3 +189,88 @@ def test_held_out_readings_over_other_sources_are_scored_apart_from_distractors(
     scores = score([question, far], [Prediction("555-0101", 0.9), Prediction("Rain", 0.1)])
     assert scores["s"]["questions"] == 1 and scores["s"]["off_topic_refused"] == 1.0
     assert scores["s"]["distractors_refused"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("One. Two? Three!", ["One. ", "Two? ", "Three!"]),
+        ("考试在周五。地点在B厅！带学生证", ["考试在周五。", "地点在B厅！", "带学生证"]),
+        ("Week 1\nWeek 2", ["Week 1\n", "Week 2"]),
+        ("v1.2 is out", ["v1.2 is out"]),  # a dot inside a word ends nothing
+        ("", []),
+    ],
+)
+def test_sentences_tile_the_passage(text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text)] == sentences
+
+
+HOURS = "Priya Nair is a TA. Her office hours are on Fridays in Lab C2. She answers email within a day. "
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "remaining"),
+    [
+        # the sentence holding the answer goes; the TA's other sentences stay
+        (HOURS, "Lab C2", "Priya Nair is a TA. She answers email within a day."),
+        (
+            "期中考试在周二。期末考试在理学楼101。考试闭卷。答疑在周一。",
+            "理学楼101",
+            "期中考试在周二。考试闭卷。答疑在周一。",
+        ),
+        # the answer stated again in another sentence: no unanswerable reading
+        ("The exam is in Hall B. Bring a pen. Hall B is on the left.", "Hall B", None),
+        # under half of the passage left, or a single sentence: not a near miss but a stub
+        ("The final exam is on Friday 2026-12-18 in the large hall. Bring a pen.", "Friday", None),
+        ("The exam is on Friday.", "Friday", None),
+    ],
+)
+def test_answer_removed_passage_keeps_the_topic_without_the_answer(context, answer, remaining):
+    assert without_answer(example("q", "Where?", context, answer)) == remaining
+
+
+def test_answer_removed_readings_are_a_seeded_share_of_answerable_questions():
+    many = [example(f"h{i}", f"Where are the office hours {i}?", HOURS, "Lab C2") for i in range(200)]
+    unanswerable = [replace(many[0], qid="u", answers=())]
+    chosen = answer_removed(many + unanswerable, share=0.25, seed=0)
+    assert 30 < len(chosen) < 70 and chosen == answer_removed(many + unanswerable, share=0.25, seed=0)
+    assert all(e.qid.endswith(ANSWER_REMOVED) and not e.answerable and "Lab C2" not in e.context for e in chosen)
+    assert answer_removed(many, share=0.0) == [] and answer_removed(unanswerable, share=1.0) == []
+
+
+def test_with_readings_puts_every_reading_after_the_questions():
+    out = with_readings(QUESTIONS, 1.0, 0.0, 1.0)
+    assert out[: len(QUESTIONS)] == QUESTIONS
+    suffixes = Counter(e.qid[e.qid.index("#") :] for e in out[len(QUESTIONS) :])
+    assert set(suffixes) == {SUFFIX} and len(out) == len(QUESTIONS) + suffixes[SUFFIX]  # one-sentence passages
+    long = [example("h", "Where?", HOURS, "Lab C2")]
+    assert [e.qid for e in with_readings(long, 0.0, 0.0, 1.0)] == ["h", "h" + ANSWER_REMOVED]
+
+
+def test_nearest_passage_of_equal_weights_is_the_first():
+    index = {"exam": [2, 0, 1], "hall": [1, 2]}
+    idf = {"exam": 1.0, "hall": 1.0}
+    assert nearest_passage("exam hall", index, idf, lambda p: True) == 1  # 2.0 against 2.0: passage 1 first
+    assert nearest_passage("exam", index, idf, lambda p: True) == 0
+    assert nearest_passage("exam hall", index, idf, lambda p: p != 1) == 2
+    assert nearest_passage("weather", index, idf, lambda p: True) is None
+
+
+# twenty questions each sharing one rare word with each of two passages: ties everywhere
+_DISTRACTORS_OF_A_SET = """
+from tests.unit.training.test_distractors import QUESTIONS, example
+from training.reader.distractors import distractors
+ties = [example(f"t{i}", f"Is word{i}a like word{i}b?", f"Answer {i} is here.", f"Answer {i}") for i in range(20)]
+ties += [example(f"p{i}{x}", "Filler?", f"The word{i}{x} stands.", "The") for i in range(20) for x in "ab"]
+print([e.context for e in distractors(QUESTIONS + ties, share=1.0)])
+"""
+
+
+def test_distractors_are_the_same_whatever_the_process_string_hashing():
+    def run(hash_seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-c", _DISTRACTORS_OF_A_SET], env=env, cwd=ROOT, capture_output=True)
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode()
+
+    assert run("1") == run("2") == run("3")

@@ -127,10 +127,11 @@ def test_a_continuation_from_the_middle_of_a_pass_on_other_data_is_refused(runs,
 
 def test_a_continuation_from_a_new_pass_may_read_other_data_but_not_train_other_layers(runs, tmp_path):
     parent = checkpoints.checkpoints(runs["run"])[0]
-    more = dataclasses.replace(CONFIG, steps=1, distractors=0.5, init_from=str(parent))
+    more = dataclasses.replace(CONFIG, steps=1, distractors=0.5, answer_removed=0.5, init_from=str(parent))
     assert train(more, tmp_path / "more").step == 1
     record = checkpoints.read_config(tmp_path / "more")
     assert (record["config"]["distractors"], record["init"]["config"].get("distractors", 0.0)) == (0.5, 0.0)
+    assert (record["config"]["answer_removed"], record["init"]["config"].get("answer_removed", 0.0)) == (0.5, 0.0)
     with pytest.raises(ValueError, match="other trainable_layers"):
         train(dataclasses.replace(more, trainable_layers=2), tmp_path / "layers")
 
