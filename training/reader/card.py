@@ -15,6 +15,30 @@ from training.reader.distractors import READINGS
 HEAD = "| set | questions | EM | F1 | best span F1 | answerability accuracy |"
 
 
+# Each reading over another passage (distractors.py) as the card says it: its config key, its
+# name, what a share of the questions was read over.
+_READINGS_SAID = (
+    (
+        "distractors",
+        "distractors",
+        "of each set's questions also read over the passage of their set nearest them that does not answer "
+        "them, unanswerable (training/reader/distractors.py)",
+    ),
+    (
+        "off_topic",
+        "off topic",
+        "of each set's questions also read over a passage of a set from another source, unanswerable "
+        "(training/reader/distractors.py)",
+    ),
+    (
+        "answer_removed",
+        "answer removed",
+        "of each set's answerable questions also read over their own passage without the sentences holding "
+        "the answer, unanswerable (training/reader/distractors.py)",
+    ),
+)
+
+
 def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str = "RUN", parent: str = "PARENT") -> str:
     """The `train` command that runs this configuration again into folder `out`: every setting
     given as its flag (`flags`: the configuration keys `train` takes as flags), so no default
@@ -71,31 +95,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         *[_continues(run, child) for run, child in zip(ancestors, configs[1:])],
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
-        *(
-            [
-                f"- distractors: {config['distractors']:.0%} of each set's questions also read over the passage of "
-                "their set nearest them that does not answer them, unanswerable (training/reader/distractors.py)"
-            ]
-            if config.get("distractors")
-            else []
-        ),
-        *(
-            [
-                f"- off topic: {config['off_topic']:.0%} of each set's questions also read over a passage of a set "
-                "from another source, unanswerable (training/reader/distractors.py)"
-            ]
-            if config.get("off_topic")
-            else []
-        ),
-        *(
-            [
-                f"- answer removed: {config['answer_removed']:.0%} of each set's answerable questions also read over "
-                "their own passage without the sentences holding the answer, unanswerable "
-                "(training/reader/distractors.py)"
-            ]
-            if config.get("answer_removed")
-            else []
-        ),
+        *[f"- {name}: {config[key]:.0%} {said}" for key, name, said in _READINGS_SAID if config.get(key)],
         f"- AdamW, learning rate {config['learning_rate']:g} (heads {config.get('head_learning_rate') or config['learning_rate']:g}), "
         f"warm-up {config['warmup']:.0%} then linear decay, weight decay {config['weight_decay']:g}, "
         f"forward pass in {config.get('precision', 'float32')}",

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from courserag.answers.extractive.sentences import split_sentences
 from training.reader.sets import Example
 
 _TOKEN = re.compile(r"\w+")
@@ -48,7 +49,6 @@ OFF_TOPIC = "#off-topic"
 ANSWER_REMOVED = "#answer-removed"
 # a reading's qid suffix → its name
 READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed"}
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；\n])")
 
 
 def reading(example: Example) -> str | None:
@@ -169,10 +169,18 @@ def off_topic(examples: Sequence[Example], share: float, seed: int = 0) -> list[
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The (start, end) character spans of `text`'s sentences: ended by . ! ? and a space, by
-    。！？； or by a line break; each span keeps the spacing after it, so they tile the text."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-    bounds = [0, *[end for end in ends if 0 < end < len(text)], len(text)]
+    """The (start, end) character spans of `text`'s sentences as the product splits them
+    (`split_sentences`, within each line); each span keeps the spacing after it, so they tile
+    the text."""
+    starts, line_start = [], 0
+    for line in text.splitlines(keepends=True):
+        at = line_start
+        for sentence in split_sentences(line):
+            at = text.index(sentence, at)
+            starts.append(at)
+            at += len(sentence)
+        line_start += len(line)
+    bounds = [0, *starts[1:], len(text)]  # spacing before the first sentence goes with it
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if a < b]
 
 

@@ -198,6 +198,8 @@ def test_held_out_readings_over_other_sources_are_scored_apart_from_distractors(
         ("考试在周五。地点在B厅！带学生证", ["考试在周五。", "地点在B厅！", "带学生证"]),
         ("Week 1\nWeek 2", ["Week 1\n", "Week 2"]),
         ("v1.2 is out", ["v1.2 is out"]),  # a dot inside a word ends nothing
+        ("Dr. Lee teaches. Office: B2.", ["Dr. Lee teaches. ", "Office: B2."]),  # as the product splits
+        ("  Lead. Tail", ["  Lead. ", "Tail"]),  # spacing before the first sentence goes with it
         ("", []),
     ],
 )
