@@ -36,6 +36,13 @@ _READINGS_SAID = (
         "of each set's answerable questions also read over their own passage without the sentences holding "
         "the answer, unanswerable (training/reader/distractors.py)",
     ),
+    (
+        "swapped",
+        "swapped term",
+        "of each set's answerable questions also asked with their rarest term in the answer's sentence swapped "
+        "for one of the same kind from their distractor passage that their own passage lacks, over their own "
+        "passage, unanswerable (training/reader/distractors.py)",
+    ),
 )
 
 

@@ -29,6 +29,7 @@ _CONFIG_FLAGS = {
     "distractors": float,  # share of questions also read over a passage near them
     "off_topic": float,  # share of questions also read over a passage of another source
     "answer_removed": float,  # share also read over their own passage without the answer's sentences
+    "swapped": float,  # share also asked with a term swapped for one their passage lacks
     "learning_rate": float,
     "head_learning_rate": float,
     "warmup": float,
@@ -45,6 +46,20 @@ _CONFIG_FLAGS = {
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     return args.command(args)
+
+
+def _reading_flags(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """A share flag for each reading over another passage (distractors.py's READINGS)."""
+    from training.reader.distractors import READINGS
+
+    for name in READINGS.values():
+        parser.add_argument("--" + name.replace("_", "-"), type=float, default=0.0, help=help_text)
+
+
+def _reading_shares(args) -> dict[str, float]:
+    from training.reader.distractors import READINGS
+
+    return {name: getattr(args, name) for name in READINGS.values()}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,15 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--max-examples", type=int, help="held-out questions per set (default: all)")
     evaluate.add_argument("--batch-size", type=int, default=32)
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
-    evaluate.add_argument(
-        "--distractors", type=float, default=0.0, help="share of the questions also read over a distractor passage"
-    )
-    evaluate.add_argument(
-        "--off-topic", type=float, default=0.0, help="share of the questions also read over another source's passage"
-    )
-    evaluate.add_argument(
-        "--answer-removed", type=float, default=0.0, help="share also read over their passage without the answer"
-    )
+    _reading_flags(evaluate, "share of the questions also read so, scored apart")
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
         "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
@@ -113,9 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     windows.add_argument("--stride", type=int, default=128)
     windows.add_argument("--max-question-tokens", type=int, default=64)
     windows.add_argument("--max-unanswerable", type=int, help="kept per question (default: all)")
-    windows.add_argument("--distractors", type=float, default=0.0, help="also count these readings (as train)")
-    windows.add_argument("--off-topic", type=float, default=0.0, help="also count these readings (as train)")
-    windows.add_argument("--answer-removed", type=float, default=0.0, help="also count these readings (as train)")
+    _reading_flags(windows, "also count these readings (as train)")
     windows.add_argument("--data-dir", type=Path)
     windows.set_defaults(command=_windows)
 
@@ -190,7 +195,7 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    examples = with_readings(examples, args.distractors, args.off_topic, args.answer_removed)
+    examples = with_readings(examples, _reading_shares(args))
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)
@@ -281,7 +286,7 @@ def _windows(args) -> int:
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
     window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
     examples = pinned_examples(_sets(args.sets, list(load_pins().sets)), "train", root=args.data_dir)
-    examples = with_readings(examples, args.distractors, args.off_topic, args.answer_removed)
+    examples = with_readings(examples, _reading_shares(args))
     data = featurize(examples, tokenizer, window, args.max_unanswerable)
     rows: dict[str, Counter] = {}
     for example in examples:

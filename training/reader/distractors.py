@@ -26,6 +26,16 @@ and often names what it asks about (a TA's office hours without her phone number
 midterm's room without the final's). A seeded share of each set's answerable questions is
 also read that way, unanswerable, where the removal leaves at least half of the passage, two
 sentences or more, and none of the question's answers.
+
+Swapped-term readings are the near miss the product meets most: a question asking for a fact
+next to one the passage states ("Which room is the final exam in?" over the midterm's room).
+A seeded share of each set's answerable questions has its rarest term that stands in the
+answer's sentence (not in the answer; rarest by the set's document frequency, among the terms
+that say what a passage is about) swapped for such a term of the same kind (a name written
+with a capital, another word, a number, a pair of Chinese characters) from the question's
+distractor passage that its own passage lacks, the one whose rarity is nearest; the new
+question is read over the question's own passage, unanswerable. A question sharing no such
+term with its answer's sentence (most questions across languages) has none.
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -42,13 +52,16 @@ from courserag.answers.extractive.sentences import split_sentences
 from training.reader.sets import Example
 
 _TOKEN = re.compile(r"\w+")
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
+_HAN = re.compile(f"[{_HAN_CHARS}]+")
+_WORD = re.compile(f"[^\\W{_HAN_CHARS}]+")  # a run of word characters other than Chinese ones
 COMMON = 0.05  # a term in more of a set's passages than this share says nothing of a topic
 SUFFIX = "#distractor"
 OFF_TOPIC = "#off-topic"
 ANSWER_REMOVED = "#answer-removed"
+SWAPPED = "#swapped"
 # a reading's qid suffix → its name
-READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed"}
+READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed", SWAPPED: "swapped"}
 
 
 def reading(example: Example) -> str | None:
@@ -65,15 +78,20 @@ def holds_answer(passage: str, example: Example) -> bool:
 def terms(text: str) -> set[str]:
     """The words of three letters or more (lowercased) and the pairs of adjacent Chinese
     characters of `text`."""
-    out: set[str] = set()
-    for token in _TOKEN.findall(text.lower()):
+    return set(written_terms(text))
+
+
+def written_terms(text: str) -> dict[str, str]:
+    """`text`'s terms (`terms`), each with the way `text` first writes it."""
+    out: dict[str, str] = {}
+    for token in _TOKEN.findall(text):
         runs = _HAN.findall(token)
-        if runs:
-            out.update(run[i : i + 2] for run in runs for i in range(len(run) - 1))
-            token = _HAN.sub(" ", token)
-            out.update(word for word in token.split() if len(word) >= 3)
-        elif len(token) >= 3:
-            out.add(token)
+        for run in runs:
+            for i in range(len(run) - 1):
+                out.setdefault(run[i : i + 2], run[i : i + 2])
+        for word in _HAN.sub(" ", token).split() if runs else (token,):
+            if len(word) >= 3:
+                out.setdefault(word.lower(), word)
     return out
 
 
@@ -87,6 +105,25 @@ def nearest_passage(question: str, index: dict, idf: dict, allowed: Callable[[in
             scores[p] += idf[term]
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     return next((p for p, _ in ranked if allowed(p)), None)
+
+
+def rare_term_index(passages: Sequence[str]) -> tuple[dict[str, list[int]], dict[str, float]]:
+    """(term → the passages holding it, term → its inverse document frequency) over the terms
+    in at most a COMMON share of `passages` (two at least): the terms that say what a passage
+    is about."""
+    index: dict[str, list[int]] = defaultdict(list)
+    for p, text in enumerate(passages):
+        for term in terms(text):
+            index[term].append(p)
+    limit = max(2, int(COMMON * len(passages)))  # a term shared with one other passage always counts
+    index = {term: ps for term, ps in index.items() if len(ps) <= limit}
+    idf = {term: math.log(len(passages) / len(ps)) for term, ps in index.items()}
+    return index, idf
+
+
+def _not_answering(passages: Sequence[str], mine: int, example: Example) -> Callable[[int], bool]:
+    """Whether passage p is another than the question's own and holds none of its answers."""
+    return lambda p: p != mine and not holds_answer(passages[p], example)
 
 
 def distractors(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
@@ -108,25 +145,15 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
     if len(passages) < 2:
         return []
     own = {text: i for i, text in enumerate(passages)}
-    index: dict[str, list[int]] = defaultdict(list)
-    for p, text in enumerate(passages):
-        for term in terms(text):
-            index[term].append(p)
-    limit = max(2, int(COMMON * len(passages)))  # a term shared with one other passage always counts
-    index = {term: ps for term, ps in index.items() if len(ps) <= limit}
-    idf = {term: math.log(len(passages) / len(ps)) for term, ps in index.items()}
+    index, idf = rare_term_index(passages)
     rng = np.random.default_rng([seed, len(examples)])
     picked = np.flatnonzero(rng.random(len(examples)) < share)
     out = []
     for i in picked.tolist():
         example = examples[i]
-        mine = own[example.context]
-
-        def allowed(p: int, example=example, mine=mine) -> bool:
-            return p != mine and not holds_answer(passages[p], example)
-
-        p = nearest_passage(example.question, index, idf, allowed)
+        p = nearest_passage(example.question, index, idf, _not_answering(passages, own[example.context], example))
         if p is None:
+            allowed = _not_answering(passages, own[example.context], example)
             p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
         if p is not None:
             out.append((positions[i], replace(example, qid=example.qid + SUFFIX, context=passages[p], answers=())))
@@ -211,14 +238,90 @@ def answer_removed(examples: Sequence[Example], share: float, seed: int = 0) -> 
     return out
 
 
-def with_readings(
-    examples: Sequence[Example], distractor_share: float, off_topic_share: float, removed_share: float, seed: int = 0
-) -> list[Example]:
-    """`examples` followed by their readings over other passages: distractors, then off-topic,
-    then answer-removed, each a seeded share of the questions (module doc)."""
-    return [
-        *examples,
-        *distractors(examples, distractor_share, seed),
-        *off_topic(examples, off_topic_share, seed),
-        *answer_removed(examples, removed_share, seed),
-    ]
+def term_kind(term: str, written: str) -> str:
+    """What a term is, by the way `written` writes it: "han" (a pair of Chinese characters),
+    "number", "name" (a word written with a capital) or "word"."""
+    if _HAN.fullmatch(term):
+        return "han"
+    if term.isdigit():
+        return "number"
+    return "name" if written[:1].isupper() else "word"
+
+
+def swap_term(question: str, anchor: str, candidates: dict[str, str], rarity: dict[str, float]) -> str | None:
+    """`question` with `anchor` swapped for the candidate (term → its written form) of the same
+    kind (`term_kind`) whose rarity is nearest the anchor's (of equal distance, the first in
+    order), as it is written; None when no candidate is of its kind."""
+    kind = term_kind(anchor, written_terms(question)[anchor])
+    same = sorted(c for c, form in candidates.items() if term_kind(c, form) == kind)
+    if not same:
+        return None
+    chosen = min(same, key=lambda c: abs(rarity[c] - rarity[anchor]))
+    if kind == "han":
+        return question.replace(anchor, candidates[chosen])
+    # a word or number where it stands whole, case aside, as `terms` finds it
+    return _WORD.sub(lambda m: candidates[chosen] if m.group(0).lower() == anchor else m.group(0), question)
+
+
+def answer_sentences(context: str, answers: Sequence, spans: Sequence[tuple[int, int]]) -> str:
+    """The sentences (`spans` of `context`) that overlap one of `answers`."""
+    return " ".join(context[a:b] for a, b in spans if any(x.start < b and a < x.end for x in answers))
+
+
+def swapped(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
+    """Unanswerable examples: a seeded `share` of each set's answerable questions with a term
+    swapped for a sibling their passage lacks, over their own passage (module doc), in the
+    examples' order."""
+    if share <= 0:
+        return []
+    by_set: dict[str, list[int]] = defaultdict(list)
+    for i, example in enumerate(examples):
+        by_set[example.set_name].append(i)
+    rng = np.random.default_rng([seed, len(examples), 3])
+    picked = rng.random(len(examples)) < share
+    chosen: list[tuple[int, Example]] = []
+    for members in by_set.values():
+        wanted = [i for i in members if picked[i] and examples[i].answerable]
+        chosen += _set_swapped([examples[i] for i in members], [examples[i] for i in wanted], wanted)
+    return [example for _, example in sorted(chosen, key=lambda pair: pair[0])]
+
+
+def _set_swapped(members: list[Example], wanted: list[Example], positions: list[int]):
+    passages = list(dict.fromkeys(e.context for e in members))
+    if len(passages) < 2 or not wanted:
+        return []
+    own = {text: i for i, text in enumerate(passages)}
+    index, idf = rare_term_index(passages)
+    passage_terms: dict[int, dict[str, str]] = {}
+    spans: dict[int, list[tuple[int, int]]] = {}
+    out = []
+    for position, example in zip(positions, wanted):
+        mine = own[example.context]
+        if mine not in spans:
+            spans[mine] = sentence_spans(example.context)
+        in_answers = set().union(*(terms(a.text) for a in example.answers))
+        said = terms(answer_sentences(example.context, example.answers, spans[mine]))
+        anchors = sorted(t for t in (terms(example.question) & said) - in_answers if t in idf)
+        donor = nearest_passage(example.question, index, idf, _not_answering(passages, mine, example))
+        if not anchors or donor is None:
+            continue
+        for p in (mine, donor):
+            if p not in passage_terms:
+                passage_terms[p] = written_terms(passages[p])
+        anchor = max(anchors, key=lambda a: idf[a])  # of equal rarity, the first in order
+        lacking = set(passage_terms[donor]).difference(passage_terms[mine], terms(example.question))
+        question = swap_term(example.question, anchor, {t: passage_terms[donor][t] for t in lacking if t in idf}, idf)
+        if question and question != example.question:
+            out.append((position, replace(example, qid=example.qid + SWAPPED, question=question, answers=())))
+    return out
+
+
+def with_readings(examples: Sequence[Example], shares: Mapping[str, float], seed: int = 0) -> list[Example]:
+    """`examples` followed by their readings over other passages, each a seeded share of the
+    questions (`shares`: a reading's name in READINGS → its share; one not named is not read),
+    in READINGS' order (module doc)."""
+    make = {"distractors": distractors, "off_topic": off_topic, "answer_removed": answer_removed, "swapped": swapped}
+    out = list(examples)
+    for name in READINGS.values():
+        out += make[name](examples, shares.get(name, 0.0), seed)
+    return out

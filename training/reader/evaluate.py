@@ -14,6 +14,8 @@ probability reaches `threshold`. Scores per set (metrics.py):
 - `off_topic_refused`: likewise over a passage of another source (`evaluate --off-topic`).
 - `answer_removed_refused`: likewise over their own passage without the sentences holding
   the answer (`evaluate --answer-removed`).
+- `swapped_refused`: likewise asked with a term swapped for one their passage lacks
+  (`evaluate --swapped`).
 """
 
 from __future__ import annotations

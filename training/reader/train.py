@@ -30,7 +30,7 @@ from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
-from training.reader.distractors import with_readings
+from training.reader.distractors import READINGS, with_readings
 from training.reader.export import delta_on
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
 from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
@@ -54,6 +54,7 @@ class TrainConfig:
     distractors: float = 0.0  # share of each set's questions also read over a passage near them (distractors.py)
     off_topic: float = 0.0  # share of each set's questions also read over a passage of another source
     answer_removed: float = 0.0  # share also read over their own passage without the answer's sentences
+    swapped: float = 0.0  # share also asked with a term swapped for one their passage lacks, over it
     trainable_layers: int = 2
     learning_rate: float = 5e-5  # the encoder layers' peak learning rate
     head_learning_rate: float | None = None  # the heads' peak learning rate (None: learning_rate)
@@ -91,7 +92,7 @@ class TrainConfig:
                 raise ValueError(f"repeats must name a trained set and a count >= 1, but got {name}={times}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, but got {self.precision!r}")
-        for name in ("distractors", "off_topic", "answer_removed"):
+        for name in READINGS.values():
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be a share in [0, 1], but got {getattr(self, name)}")
         if self.first_batch < 0:
@@ -194,7 +195,7 @@ def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torc
 # continuation must share them with its parent for `first_batch` to mean unread windows.
 SAME_DATA = (
     "sets", "batch_size", "max_tokens", "stride", "max_question_tokens", "max_unanswerable",
-    "max_examples", "seed", "repeats", "trainable_layers", "distractors", "off_topic", "answer_removed",
+    "max_examples", "seed", "repeats", "trainable_layers", "distractors", "off_topic", "answer_removed", "swapped",
 )  # fmt: skip
 # What a continuation from the first batch of another pass (first_batch 0) shares with its
 # parent: the weights it trains; it may read other data.
@@ -315,7 +316,7 @@ def train(
     e5 = read_e5(model_file)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(list(config.sets), "train", config.max_examples, config.seed, root)
-    examples = with_readings(examples, config.distractors, config.off_topic, config.answer_removed, config.seed)
+    examples = with_readings(examples, {name: getattr(config, name) for name in READINGS.values()}, config.seed)
     data = featurize(examples, tokenizer, config.window, config.max_unanswerable, config.seed)
     data = repeat_sets(data, config.repeats or {})
     total = config.steps or -(-len(data.features) // config.batch_size)

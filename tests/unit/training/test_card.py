@@ -186,6 +186,7 @@ def test_a_continuation_of_a_continuation_s_card_gives_every_command_from_the_fi
             "answer_removed",
             "- answer removed: 25% of each set's answerable questions also read over their own passage without",
         ),
+        ("swapped", "- swapped term: 25% of each set's answerable questions also asked with their rarest term"),
     ],
 )
 def test_a_card_says_what_share_of_questions_was_read_over_passages_not_answering_them_and_repeats_it(key, said):

@@ -26,7 +26,7 @@ def test_windows_counts_the_readings_over_other_passages_apart(shared_train, cap
     assert (
         main(
             ["windows", "--sets", sets, "--max-unanswerable", "2"]
-            + ["--distractors", "0.5", "--off-topic", "0.5", "--answer-removed", "0.5"]
+            + ["--distractors", "0.5", "--off-topic", "0.5", "--answer-removed", "0.5", "--swapped", "0.5"]
         )
         == 0
     )
@@ -37,4 +37,5 @@ def test_windows_counts_the_readings_over_other_passages_apart(shared_train, cap
         assert 0 < rows[name]["distractors_windows"] <= 2 * rows[name]["questions"]
         assert 0 < rows[name]["off_topic_windows"] <= 2 * rows[name]["questions"]
         assert 0 < rows[name]["answer_removed_windows"] <= 2 * rows[name]["questions"]
+        assert 0 < rows[name]["swapped_windows"] <= 2 * rows[name]["questions"]
     assert rows["all"]["off_topic_windows"] == sum(rows[n]["off_topic_windows"] for n in sets.split(","))

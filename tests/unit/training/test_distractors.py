@@ -16,15 +16,20 @@ from training.reader.distractors import (
     ANSWER_REMOVED,
     OFF_TOPIC,
     SUFFIX,
+    SWAPPED,
     answer_removed,
     distractors,
     nearest_passage,
     off_topic,
     sentence_spans,
     source,
+    swap_term,
+    swapped,
+    term_kind,
     terms,
     with_readings,
     without_answer,
+    written_terms,
 )
 from training.reader.sets import Answer, Example
 
@@ -241,12 +246,84 @@ def test_answer_removed_readings_are_a_seeded_share_of_answerable_questions():
 
 
 def test_with_readings_puts_every_reading_after_the_questions():
-    out = with_readings(QUESTIONS, 1.0, 0.0, 1.0)
+    out = with_readings(QUESTIONS, {"distractors": 1.0, "answer_removed": 1.0})
     assert out[: len(QUESTIONS)] == QUESTIONS
     suffixes = Counter(e.qid[e.qid.index("#") :] for e in out[len(QUESTIONS) :])
     assert set(suffixes) == {SUFFIX} and len(out) == len(QUESTIONS) + suffixes[SUFFIX]  # one-sentence passages
     long = [example("h", "Where?", HOURS, "Lab C2")]
-    assert [e.qid for e in with_readings(long, 0.0, 0.0, 1.0)] == ["h", "h" + ANSWER_REMOVED]
+    assert [e.qid for e in with_readings(long, {"answer_removed": 1.0})] == ["h", "h" + ANSWER_REMOVED]
+    both = with_readings(SIBLINGS, {"swapped": 1.0, "distractors": 1.0})
+    suffixes = [e.qid[e.qid.index("#") :] for e in both[len(SIBLINGS) :]]
+    assert suffixes == sorted(suffixes, key=[SUFFIX, SWAPPED].index)  # in READINGS' order, whatever the mapping's
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("The TA's phone", {"the": "The", "phone": "phone"}),  # the first way the text writes it
+        ("the final, The Final", {"the": "the", "final": "final"}),
+        ("HW2的截止时间", {"hw2": "HW2", "的截": "的截", "截止": "截止", "止时": "止时", "时间": "时间"}),
+    ],
+)
+def test_written_terms_keep_the_way_the_text_writes_each_term(text, written):
+    assert written_terms(text) == written and set(written) == terms(text)
+
+
+@pytest.mark.parametrize(
+    ("term", "written", "kind"),
+    [("期末", "期末", "han"), ("2026", "2026", "number"), ("lee", "Lee", "name"), ("exam", "exam", "word")],
+)
+def test_a_term_is_a_pair_of_chinese_characters_a_number_a_name_or_a_word(term, written, kind):
+    assert term_kind(term, written) == kind
+
+
+RARITY = {"midterm": 2.0, "final": 2.1, "quiz": 1.0, "lee": 2.0, "chen": 2.0, "2025": 3.0, "2026": 3.0, "期中": 2.0}
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "candidates", "swapped_question"),
+    [
+        # the candidate of the same kind whose rarity is nearest
+        ("Which room is the midterm in?", "midterm", {"final": "final", "quiz": "quiz"}, "Which room is the final in?"),
+        # a name for a name, written as its passage writes it; every place the anchor stands
+        (
+            "Is Lee's office near lee's lab?",
+            "lee",
+            {"chen": "Chen", "final": "final"},
+            "Is Chen's office near Chen's lab?",
+        ),
+        ("Was it in 2026?", "2026", {"2025": "2025", "final": "final"}, "Was it in 2025?"),
+        ("期中考试在哪？", "期中", {"期末": "期末"}, "期末考试在哪？"),
+        # a word is swapped only where it stands whole
+        ("Is the midterm in midterms week?", "midterm", {"final": "final"}, "Is the final in midterms week?"),
+        # no candidate of the anchor's kind
+        ("Which room is the midterm in?", "midterm", {"chen": "Chen", "2025": "2025"}, None),
+    ],
+)
+def test_a_swapped_term_is_a_sibling_of_its_kind_and_rarity(question, anchor, candidates, swapped_question):
+    rarity = {**RARITY, "期末": 2.0}
+    assert swap_term(question, anchor, candidates, rarity) == swapped_question
+
+
+SIBLINGS = [
+    example("m", "Which room is the midterm in?", "The midterm is in Room 101 on Monday.", "Room 101"),
+    example("f", "When is the final?", "The final is on Friday in the gym.", "Friday"),
+    example("x", "期中考试在哪里？", "The midterm is in Room 101 on Monday.", "Room 101"),  # across languages
+    # a set's worth of other passages, so that the terms above are rare ones
+    *[example(f"f{i}", f"What is item {i}?", f"Item {i} is a filler.", f"Item {i}") for i in range(80)],
+]
+
+
+def test_swapped_readings_ask_their_own_passage_for_a_sibling_it_lacks():
+    out = swapped(SIBLINGS, share=1.0)
+    # the rarest term of the answer's sentence (not the answer's) for the nearest passage's term it lacks
+    assert {e.qid: e.question for e in out} == {
+        "m" + SWAPPED: "Which room is the final in?",
+        "f" + SWAPPED: "When is the midterm?",
+    }
+    assert all(not e.answerable and e.context == SIBLINGS[i].context for e, i in zip(out, (0, 1)))
+    assert swapped(SIBLINGS, share=1.0) == out and swapped(SIBLINGS, share=0.0) == []
+    assert swapped([replace(SIBLINGS[0], answers=()), *SIBLINGS[3:]], share=1.0) == []  # answerable ones only
 
 
 def test_nearest_passage_of_equal_weights_is_the_first():
