@@ -48,11 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     return args.command(args)
 
 
-def _reading_flags(parser: argparse.ArgumentParser, help_text: str) -> None:
+def _reading_flags(parser: argparse.ArgumentParser, purpose: str) -> None:
     """A share flag for each reading over another passage (distractors.py's READINGS)."""
-    from training.reader.distractors import READINGS
+    from training.reader.distractors import READ_HOW, READINGS
 
     for name in READINGS.values():
+        help_text = f"share of the questions also read {READ_HOW[name]}, unanswerable: {purpose}"
         parser.add_argument("--" + name.replace("_", "-"), type=float, default=0.0, help=help_text)
 
 
@@ -88,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--max-examples", type=int, help="held-out questions per set (default: all)")
     evaluate.add_argument("--batch-size", type=int, default=32)
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
-    _reading_flags(evaluate, "share of the questions also read so, scored apart")
+    _reading_flags(evaluate, "scored apart")
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
         "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
@@ -120,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     windows.add_argument("--stride", type=int, default=128)
     windows.add_argument("--max-question-tokens", type=int, default=64)
     windows.add_argument("--max-unanswerable", type=int, help="kept per question (default: all)")
-    _reading_flags(windows, "also count these readings (as train)")
+    _reading_flags(windows, "their windows counted apart (as train reads them)")
     windows.add_argument("--data-dir", type=Path)
     windows.set_defaults(command=_windows)
 

@@ -62,6 +62,13 @@ ANSWER_REMOVED = "#answer-removed"
 SWAPPED = "#swapped"
 # a reading's qid suffix → its name
 READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed", SWAPPED: "swapped"}
+# a reading's name → how its questions are read, unanswerable
+READ_HOW = {
+    "distractors": "over the passage of their set nearest them",
+    "off_topic": "over a passage of another source",
+    "answer_removed": "over their own passage without the answer's sentences",
+    "swapped": "with a term swapped for one their own passage lacks",
+}
 
 
 def reading(example: Example) -> str | None:
@@ -126,16 +133,21 @@ def _not_answering(passages: Sequence[str], mine: int, example: Example) -> Call
     return lambda p: p != mine and not holds_answer(passages[p], example)
 
 
+def positions_by_set(examples: Sequence[Example]) -> list[list[int]]:
+    """The positions of each set's examples, a list per set in the order the sets first come."""
+    by_set: dict[str, list[int]] = defaultdict(list)
+    for i, example in enumerate(examples):
+        by_set[example.set_name].append(i)
+    return list(by_set.values())
+
+
 def distractors(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
     """Unanswerable examples: a seeded `share` of each set's questions over their distractor
     passage (module doc), in the examples' order."""
     if share <= 0:
         return []
-    by_set: dict[str, list[int]] = defaultdict(list)
-    for i, example in enumerate(examples):
-        by_set[example.set_name].append(i)
     chosen: list[tuple[int, Example]] = []
-    for name, members in by_set.items():
+    for members in positions_by_set(examples):
         chosen += _set_distractors([examples[i] for i in members], members, share, seed)
     return [example for _, example in sorted(chosen, key=lambda pair: pair[0])]
 
@@ -274,13 +286,10 @@ def swapped(examples: Sequence[Example], share: float, seed: int = 0) -> list[Ex
     examples' order."""
     if share <= 0:
         return []
-    by_set: dict[str, list[int]] = defaultdict(list)
-    for i, example in enumerate(examples):
-        by_set[example.set_name].append(i)
     rng = np.random.default_rng([seed, len(examples), 3])
     picked = rng.random(len(examples)) < share
     chosen: list[tuple[int, Example]] = []
-    for members in by_set.values():
+    for members in positions_by_set(examples):
         wanted = [i for i in members if picked[i] and examples[i].answerable]
         chosen += _set_swapped([examples[i] for i in members], [examples[i] for i in wanted], wanted)
     return [example for _, example in sorted(chosen, key=lambda pair: pair[0])]
