@@ -49,18 +49,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _reading_flags(parser: argparse.ArgumentParser, purpose: str) -> None:
-    """A share flag for each reading over another passage (distractors.py's READINGS)."""
-    from training.reader.distractors import READ_HOW, READINGS
+    """A share flag for each reading over another passage (distractors.py's READING_KINDS)."""
+    from training.reader.distractors import READING_KINDS
 
-    for name in READINGS.values():
-        help_text = f"share of the questions also read {READ_HOW[name]}, unanswerable: {purpose}"
+    for name, kind in READING_KINDS.items():
+        help_text = f"share of the questions also read {kind.how}, unanswerable: {purpose}"
         parser.add_argument("--" + name.replace("_", "-"), type=float, default=0.0, help=help_text)
-
-
-def _reading_shares(args) -> dict[str, float]:
-    from training.reader.distractors import READINGS
-
-    return {name: getattr(args, name) for name in READINGS.values()}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -186,7 +180,7 @@ def _evaluate(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import with_readings
+    from training.reader.distractors import reading_shares, with_readings
     from training.reader.evaluate import score
     from training.reader.sets import pinned_examples
 
@@ -196,7 +190,7 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    examples = with_readings(examples, _reading_shares(args))
+    examples = with_readings(examples, reading_shares(args))
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)
@@ -281,13 +275,13 @@ def _windows(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
     from training.reader.data import WindowConfig, featurize
-    from training.reader.distractors import reading, with_readings
+    from training.reader.distractors import reading, reading_shares, with_readings
     from training.reader.sets import pinned_examples
 
     tokenizer = ReaderTokenizer(read_e5(locate_model()))
     window = WindowConfig(args.max_tokens, args.stride, args.max_question_tokens)
     examples = pinned_examples(_sets(args.sets, list(load_pins().sets)), "train", root=args.data_dir)
-    examples = with_readings(examples, _reading_shares(args))
+    examples = with_readings(examples, reading_shares(args))
     data = featurize(examples, tokenizer, window, args.max_unanswerable)
     rows: dict[str, Counter] = {}
     for example in examples:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -60,15 +60,6 @@ SUFFIX = "#distractor"
 OFF_TOPIC = "#off-topic"
 ANSWER_REMOVED = "#answer-removed"
 SWAPPED = "#swapped"
-# a reading's qid suffix → its name
-READINGS = {SUFFIX: "distractors", OFF_TOPIC: "off_topic", ANSWER_REMOVED: "answer_removed", SWAPPED: "swapped"}
-# a reading's name → how its questions are read, unanswerable
-READ_HOW = {
-    "distractors": "over the passage of their set nearest them",
-    "off_topic": "over a passage of another source",
-    "answer_removed": "over their own passage without the answer's sentences",
-    "swapped": "with a term swapped for one their own passage lacks",
-}
 
 
 def reading(example: Example) -> str | None:
@@ -163,9 +154,9 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
     out = []
     for i in picked.tolist():
         example = examples[i]
-        p = nearest_passage(example.question, index, idf, _not_answering(passages, own[example.context], example))
+        allowed = _not_answering(passages, own[example.context], example)
+        p = nearest_passage(example.question, index, idf, allowed)
         if p is None:
-            allowed = _not_answering(passages, own[example.context], example)
             p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
         if p is not None:
             out.append((positions[i], replace(example, qid=example.qid + SUFFIX, context=passages[p], answers=())))
@@ -223,12 +214,18 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if a < b]
 
 
+def holds_answer_part(span: tuple[int, int], answers: Sequence) -> bool:
+    """Whether the character span [start, end) overlaps one of `answers`."""
+    a, b = span
+    return any(answer.start < b and a < answer.end for answer in answers)
+
+
 def without_answer(example: Example) -> str | None:
     """`example`'s passage with every sentence that overlaps one of its answers taken out; None
     when that leaves under half of the passage, fewer than two sentences, or an answer's text
     still standing in what remains."""
     spans = sentence_spans(example.context)
-    kept = [(a, b) for a, b in spans if not any(answer.start < b and a < answer.end for answer in example.answers)]
+    kept = [span for span in spans if not holds_answer_part(span, example.answers)]
     remaining = "".join(example.context[a:b] for a, b in kept).strip()
     if len(kept) < 2 or 2 * len(remaining) < len(example.context.strip()) or holds_answer(remaining, example):
         return None
@@ -277,7 +274,7 @@ def swap_term(question: str, anchor: str, candidates: dict[str, str], rarity: di
 
 def answer_sentences(context: str, answers: Sequence, spans: Sequence[tuple[int, int]]) -> str:
     """The sentences (`spans` of `context`) that overlap one of `answers`."""
-    return " ".join(context[a:b] for a, b in spans if any(x.start < b and a < x.end for x in answers))
+    return " ".join(context[a:b] for a, b in spans if holds_answer_part((a, b), answers))
 
 
 def swapped(examples: Sequence[Example], share: float, seed: int = 0) -> list[Example]:
@@ -308,29 +305,59 @@ def _set_swapped(members: list[Example], wanted: list[Example], positions: list[
         mine = own[example.context]
         if mine not in spans:
             spans[mine] = sentence_spans(example.context)
+        asked = terms(example.question)
         in_answers = set().union(*(terms(a.text) for a in example.answers))
         said = terms(answer_sentences(example.context, example.answers, spans[mine]))
-        anchors = sorted(t for t in (terms(example.question) & said) - in_answers if t in idf)
+        anchors = sorted(t for t in (asked & said) - in_answers if t in idf)
+        if not anchors:
+            continue
         donor = nearest_passage(example.question, index, idf, _not_answering(passages, mine, example))
-        if not anchors or donor is None:
+        if donor is None:
             continue
         for p in (mine, donor):
             if p not in passage_terms:
                 passage_terms[p] = written_terms(passages[p])
         anchor = max(anchors, key=lambda a: idf[a])  # of equal rarity, the first in order
-        lacking = set(passage_terms[donor]).difference(passage_terms[mine], terms(example.question))
+        lacking = set(passage_terms[donor]).difference(passage_terms[mine], asked)
         question = swap_term(example.question, anchor, {t: passage_terms[donor][t] for t in lacking if t in idf}, idf)
         if question and question != example.question:
             out.append((position, replace(example, qid=example.qid + SWAPPED, question=question, answers=())))
     return out
 
 
+@dataclass(frozen=True)
+class ReadingKind:
+    """A reading over another passage: its qid suffix, what makes it (examples, share, seed →
+    unanswerable examples) and how its questions are read, as the CLI's help says it."""
+
+    suffix: str
+    make: Callable[[Sequence[Example], float, int], list[Example]]
+    how: str
+
+
+# every reading by its name (a TrainConfig setting and a flag), in the order they follow the questions
+READING_KINDS = {
+    "distractors": ReadingKind(SUFFIX, distractors, "over the passage of their set nearest them"),
+    "off_topic": ReadingKind(OFF_TOPIC, off_topic, "over a passage of another source"),
+    "answer_removed": ReadingKind(
+        ANSWER_REMOVED, answer_removed, "over their own passage without the answer's sentences"
+    ),
+    "swapped": ReadingKind(SWAPPED, swapped, "with a term swapped for one their own passage lacks"),
+}
+# a reading's qid suffix → its name
+READINGS = {kind.suffix: name for name, kind in READING_KINDS.items()}
+
+
+def reading_shares(settings) -> dict[str, float]:
+    """Each reading's share as `settings` (a TrainConfig, the CLI's arguments) gives it."""
+    return {name: getattr(settings, name) for name in READING_KINDS}
+
+
 def with_readings(examples: Sequence[Example], shares: Mapping[str, float], seed: int = 0) -> list[Example]:
     """`examples` followed by their readings over other passages, each a seeded share of the
-    questions (`shares`: a reading's name in READINGS → its share; one not named is not read),
-    in READINGS' order (module doc)."""
-    make = {"distractors": distractors, "off_topic": off_topic, "answer_removed": answer_removed, "swapped": swapped}
+    questions (`shares`: a reading's name → its share; one not named is not read), in
+    READING_KINDS' order (module doc)."""
     out = list(examples)
-    for name in READINGS.values():
-        out += make[name](examples, shares.get(name, 0.0), seed)
+    for name, kind in READING_KINDS.items():
+        out += kind.make(examples, shares.get(name, 0.0), seed)
     return out

@@ -30,7 +30,7 @@ from courserag.embedders.e5_format import locate_model, read_e5
 from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
-from training.reader.distractors import READINGS, with_readings
+from training.reader.distractors import READINGS, reading_shares, with_readings
 from training.reader.export import delta_on
 from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
 from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
@@ -316,7 +316,7 @@ def train(
     e5 = read_e5(model_file)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(list(config.sets), "train", config.max_examples, config.seed, root)
-    examples = with_readings(examples, {name: getattr(config, name) for name in READINGS.values()}, config.seed)
+    examples = with_readings(examples, reading_shares(config), config.seed)
     data = featurize(examples, tokenizer, config.window, config.max_unanswerable, config.seed)
     data = repeat_sets(data, config.repeats or {})
     total = config.steps or -(-len(data.features) // config.batch_size)
