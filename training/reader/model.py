@@ -13,6 +13,7 @@ The word table is never trained (it is looked up from the 4-bit file: weights.Wo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -71,12 +72,19 @@ class Reader(nn.Module):
         return ReaderOutput(start, end, self.answer(states[:, 0]).squeeze(-1))
 
 
-def build_reader(e5: E5File, trainable_layers: int, seed: int = 0) -> Reader:
-    """A reader on the file's weights, heads drawn from `seed` (so two builds are equal)."""
+def build_reader(
+    e5: E5File, trainable_layers: int, seed: int = 0, encoder_layers: Sequence[int] | None = None
+) -> Reader:
+    """A reader on the file's weights, heads drawn from `seed` (so two builds are equal).
+    `encoder_layers`: a shallower encoder of those of E5's layers, in order (its layer i is
+    E5's layer encoder_layers[i]); None keeps all of them."""
     from transformers import BertModel
 
-    bert = BertModel(bert_config(e5), add_pooling_layer=False)
-    state = {name: torch.from_numpy(value) for name, value in bert_state_dict(e5).items()}
+    kept = list(range(e5.config.layers) if encoder_layers is None else encoder_layers)
+    config = bert_config(e5)
+    config.num_hidden_layers = len(kept)
+    bert = BertModel(config, add_pooling_layer=False)
+    state = {name: torch.from_numpy(value) for name, value in kept_layers(bert_state_dict(e5), kept).items()}
     missing, unexpected = bert.load_state_dict(state, strict=False)
     if unexpected or set(missing) != {WORDS}:
         raise ValueError(f"weights do not fit BertModel: missing {missing}, unexpected {unexpected}")
@@ -87,6 +95,21 @@ def build_reader(e5: E5File, trainable_layers: int, seed: int = 0) -> Reader:
             head.weight.copy_(torch.randn(head.weight.shape, generator=generator) * HEAD_STD)
             head.bias.zero_()
     return reader.train(False)
+
+
+def kept_layers(state: dict, kept: Sequence[int], prefix: str = "encoder.layer.") -> dict:
+    """`state` with only the layers `kept`, renumbered in that order (layer kept[i] -> i); the
+    other tensors as they are."""
+    number = {str(old): str(new) for new, old in enumerate(kept)}
+    out = {}
+    for name, value in state.items():
+        if not name.startswith(prefix):
+            out[name] = value
+            continue
+        layer, rest = name[len(prefix) :].split(".", 1)
+        if layer in number:
+            out[f"{prefix}{number[layer]}.{rest}"] = value
+    return out
 
 
 def trainable_state(reader: Reader) -> dict[str, torch.Tensor]:

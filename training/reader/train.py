@@ -7,7 +7,10 @@ CPU by default, CUDA when present (or `device=`).
 
 The loss of a batch is the span loss (cross-entropy of the start and of the end token over
 the window's passage tokens, averaged over the windows that hold the answer) plus the
-answerability loss (binary cross-entropy over every window).
+answerability loss (binary cross-entropy over every window). A run with a teacher (an
+exported reader) adds the distillation loss: the squared distance of the reader's logits
+from the teacher's where the product reads them (`distill_loss`), so a shallower reader
+(`encoder_layers`) learns to give the teacher's answers at a fraction of its cost.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from courserag.reader.tokens import ReaderTokenizer
 from training.reader import checkpoints
 from training.reader.data import WindowConfig, batch_indices, featurize, pad_batch, repeat_sets
 from training.reader.distractors import READINGS, reading_shares, with_readings
-from training.reader.export import delta_on
-from training.reader.model import Reader, ReaderOutput, build_reader, load_trainable, trainable_state
+from training.reader.export import delta_on, reader_from_delta
+from training.reader.model import Reader, ReaderOutput, build_reader, kept_layers, load_trainable, trainable_state
 from training.reader.sets import PROJECT_ROOT, load_pins, pinned_examples
 
 log = logging.getLogger(__name__)
@@ -76,6 +79,11 @@ class TrainConfig:
     # first step takes (the parent's steps, so it reads the windows the parent did not)
     init_from: str | None = None
     first_batch: int = 0
+    # A shallower reader: which of E5's layers its encoder keeps, in order (None: all 12). From
+    # an exported reader (init_from) it starts with that reader's layers of those numbers.
+    encoder_layers: tuple[int, ...] | None = None
+    # An exported reader whose logits the loss also matches (distill_loss)
+    teacher: str | None = None
 
     def __post_init__(self):
         if not self.sets:
@@ -97,6 +105,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be a share in [0, 1], but got {getattr(self, name)}")
         if self.first_batch < 0:
             raise ValueError(f"first_batch must be >= 0, but got {self.first_batch}")
+        if self.encoder_layers is not None:
+            kept = self.encoder_layers
+            if not kept or min(kept) < 0 or len(set(kept)) != len(kept):
+                raise ValueError(f"encoder_layers must name distinct layers, but got {list(kept)}")
+            if self.trainable_layers > len(kept):
+                raise ValueError(f"trainable_layers ({self.trainable_layers}) exceeds the {len(kept)} encoder layers")
         if self.learning_rate <= 0 or (self.head_learning_rate is not None and self.head_learning_rate <= 0):
             raise ValueError(f"learning rates must be > 0, but got {self.learning_rate}, {self.head_learning_rate}")
 
@@ -110,13 +124,15 @@ class TrainConfig:
         return WindowConfig(self.max_tokens, self.stride, self.max_question_tokens)
 
     def to_json(self) -> dict:
-        return {**dataclasses.asdict(self), "sets": list(self.sets)}
+        kept = self.encoder_layers
+        return {**dataclasses.asdict(self), "sets": list(self.sets), "encoder_layers": kept and list(kept)}
 
     @classmethod
     def from_json(cls, record: dict) -> TrainConfig:
         """Fields missing from an older config.json take their defaults."""
         fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: (tuple(v) if k == "sets" else v) for k, v in record.items() if k in fields})
+        lists = ("sets", "encoder_layers")
+        return cls(**{k: (tuple(v) if k in lists and v else v) for k, v in record.items() if k in fields})
 
 
 @dataclass
@@ -191,15 +207,28 @@ def reader_loss(out: ReaderOutput, batch: dict[str, torch.Tensor]) -> tuple[torc
     return span + answer, span, answer
 
 
+def distill_loss(out: ReaderOutput, teacher: ReaderOutput, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The squared distance of the reader's logits from the teacher's where the product reads
+    them: the span logits on <s> ("no span", which a span's score is measured from) and on the
+    passage tokens, averaged over those tokens, plus the answerability logit's, averaged over
+    the windows. Raw logits, not probabilities: the product compares them across windows."""
+    read = batch["passage_mask"].clone()
+    read[:, 0] = True
+    start = (out.start_logits - teacher.start_logits)[read].pow(2).mean()
+    end = (out.end_logits - teacher.end_logits)[read].pow(2).mean()
+    return (start + end) / 2 + (out.answer_logits - teacher.answer_logits).pow(2).mean()
+
+
 # The settings that decide which windows a step reads and which weights train: a
 # continuation must share them with its parent for `first_batch` to mean unread windows.
 SAME_DATA = (
     "sets", "batch_size", "max_tokens", "stride", "max_question_tokens", "max_unanswerable",
     "max_examples", "seed", "repeats", "trainable_layers", "distractors", "off_topic", "answer_removed", "swapped",
+    "encoder_layers",
 )  # fmt: skip
 # What a continuation from the first batch of another pass (first_batch 0) shares with its
 # parent: the weights it trains; it may read other data.
-SAME_WEIGHTS = ("trainable_layers",)
+SAME_WEIGHTS = ("trainable_layers", "encoder_layers")
 
 
 def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None) -> dict:
@@ -213,6 +242,14 @@ def run_record(config: TrainConfig, model_file: Path, parent: dict | None = None
     }
     if parent:
         record["init"] = parent
+    if config.teacher:
+        teacher = delta_on(Path(config.teacher), Path(model_file))
+        record["teacher"] = {
+            "file": Path(config.teacher).name,
+            "sha256": teacher.sha256,
+            "steps": teacher.manifest["training"]["steps"],
+            "encoder_layers": list(teacher.encoder_layers or []) or None,
+        }
     return record
 
 
@@ -254,16 +291,22 @@ def continued_from_export(config: TrainConfig, path: Path) -> tuple[dict, dict]:
     run's checkpoints may be gone with their machine: its trained layers and heads as stored
     (an int8 export's matrices dequantized), the record its manifest keeps. Only from batch 0
     and with the same trainable layers: an export keeps neither AdamW's state, the dropout
-    stream nor its place in a pass."""
+    stream nor its place in a pass. A shallower reader (`encoder_layers`, where the export has
+    all of E5's) starts from the export's layers of those numbers, renumbered, and its heads."""
     if config.first_batch:
         raise ValueError(f"{path} is an exported reader: a continuation from it starts a new pass (first_batch 0)")
     delta = delta_on(path, locate_model())
     training = delta.manifest["training"]
     parent = TrainConfig.from_json(training["config"]).to_json()
-    if parent["trainable_layers"] != config.to_json()["trainable_layers"]:
-        raise ValueError(f"{path} trained other layers ({parent['trainable_layers']}); a continuation trains the same")
+    tensors = delta.tensors
+    if config.encoder_layers and delta.encoder_layers is None:
+        tensors = kept_layers(tensors, config.encoder_layers, prefix="bert.encoder.layer.")
+    else:
+        differ = [k for k in SAME_WEIGHTS if parent.get(k) != config.to_json().get(k)]
+        if differ:
+            raise ValueError(f"{path} trained other {', '.join(differ)}; a continuation trains the same")
     state = {
-        "trainable": {name: torch.from_numpy(value.copy()) for name, value in delta.tensors.items()},
+        "trainable": {name: torch.from_numpy(np.array(value)) for name, value in tensors.items()},
         "rng": None,  # not exported: the continuation's dropout stream starts from its own seed
         "step": training["steps"],
     }
@@ -324,28 +367,18 @@ def train(
     log.info("%d examples, %d windows, %d steps of %d", len(examples), len(data.features), total, config.batch_size)
 
     where = pick_device(device)
-    reader = build_reader(e5, config.trainable_layers, config.seed).to(where)
+    reader = build_reader(e5, config.trainable_layers, config.seed, config.encoder_layers).to(where)
+    teacher = None
+    if config.teacher:
+        with torch.random.fork_rng(devices=[]):  # building it leaves the dropout stream as without it
+            teacher = reader_from_delta(Path(config.teacher), e5).to(where)
     optimizer = torch.optim.AdamW(parameter_groups(reader, config), lr=config.learning_rate)
     warmup_steps = int(config.warmup * total)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: schedule(s, total, warmup_steps))
-    step, elapsed = 0, 0.0
+    step, elapsed = _restore(reader, optimizer, scheduler, parent, saved)
     if parent:
-        load_trainable(reader, parent["trainable"])
-        if parent["rng"] is not None:
-            torch.set_rng_state(parent["rng"])
         log.info("continuing %s from step %d", config.init_from, parent["step"])
     if saved:
-        state = checkpoints.load(saved)
-        load_trainable(reader, state["trainable"])
-        if len(state["optimizer"]["param_groups"]) != len(optimizer.param_groups):
-            raise ValueError(
-                f"{saved} holds AdamW state for {len(state['optimizer']['param_groups'])} parameter groups, "
-                f"this code makes {len(optimizer.param_groups)} (encoder and heads apart): start a new run"
-            )
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        torch.set_rng_state(state["rng"])
-        step, elapsed = state["step"], state["elapsed_s"]
         log.info("resumed %s at step %d", run, step)
 
     reader.train()
@@ -355,7 +388,13 @@ def train(
     while step < target:
         chosen = batch_indices(len(data.features), config.batch_size, config.first_batch + step, config.seed)
         batch = _to_tensors(pad_batch([data.features[i] for i in chosen], tokenizer.pad), where)
-        loss, span, answer = reader_loss(forward(reader, batch, config.precision), batch)
+        out = forward(reader, batch, config.precision)
+        loss, span, answer = reader_loss(out, batch)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = forward(teacher, batch, config.precision)
+            distilled = distill_loss(out, taught, batch)
+            loss = loss + distilled
         loss.backward()
         torch.nn.utils.clip_grad_norm_([p for p in reader.parameters() if p.requires_grad], config.max_grad_norm)
         optimizer.step()
@@ -371,6 +410,7 @@ def train(
                 "loss": round(loss.item(), 5),
                 "span_loss": round(span.item(), 5),
                 "answer_loss": round(answer.item(), 5),
+                **({"distill_loss": round(distilled.item(), 5)} if teacher is not None else {}),
                 "lr": scheduler.get_last_lr()[0],
                 "head_lr": scheduler.get_last_lr()[-1],
                 "seconds_per_step": round((now - window_started) / window_steps, 3),
@@ -394,6 +434,29 @@ def train(
                 },
             )
     return TrainResult(reader.train(False), step, total, losses)
+
+
+def _restore(reader: Reader, optimizer, scheduler, parent: dict | None, saved: Path | None) -> tuple[int, float]:
+    """Put a continuation's parent weights and dropout stream, then a resumed run's own
+    checkpoint (weights, AdamW, schedule, RNG), into place: (the step, the seconds so far)."""
+    step, elapsed = 0, 0.0
+    if parent:  # layers the parent did not train (a shallower reader's) stay E5's, as built
+        load_trainable(reader, {**trainable_state(reader), **parent["trainable"]})
+        if parent["rng"] is not None:
+            torch.set_rng_state(parent["rng"])
+    if saved:
+        state = checkpoints.load(saved)
+        load_trainable(reader, state["trainable"])
+        if len(state["optimizer"]["param_groups"]) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{saved} holds AdamW state for {len(state['optimizer']['param_groups'])} parameter groups, "
+                f"this code makes {len(optimizer.param_groups)} (encoder and heads apart): start a new run"
+            )
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["rng"])
+        step, elapsed = state["step"], state["elapsed_s"]
+    return step, elapsed
 
 
 def _check_run_folder(run: Path, record: dict, resume: bool) -> None:

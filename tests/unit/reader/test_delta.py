@@ -132,3 +132,50 @@ def test_the_int8_reader_keeps_its_heads_and_feed_forward_outputs_in_float32(tmp
     assert float_products == sorted([f"l{layer}{FLOAT_WEIGHTS[0]}" for layer in range(12)] + ["answer.w", "span.w"])
     quantized = [n for n in graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
     assert len(quantized) == 12 * 5  # q, k, v, the attention output and the feed-forward input of each layer
+
+
+def test_a_shallower_reader_says_which_of_e5_s_layers_its_encoder_keeps(tmp_path):
+    tensors = {k: v for k, v in heads().items() if k != LAYER}
+    tensors["bert.encoder.layer.1.output.LayerNorm.bias"] = np.zeros(384, np.float32)
+    delta = read_delta(write(tmp_path, tensors, encoder_layers=[0, 11]))
+    assert delta.encoder_layers == (0, 11) and list(delta.file_weights()) == ["l1.oln.b"]
+    (tmp_path / "all").mkdir()
+    assert read_delta(write(tmp_path / "all")).encoder_layers is None  # E5's 12 layers, as they are
+
+
+@pytest.mark.parametrize(
+    ("kept", "says"),
+    [
+        ([0, 6], "its encoder has 2 layers"),  # the file's layer 11 lies beyond a 2-layer encoder
+        ([3, 3], "distinct layers"),
+        ([], "distinct layers"),
+    ],
+)
+def test_a_shallower_reader_whose_layers_do_not_fit_its_encoder_is_refused(tmp_path, kept, says):
+    with pytest.raises(ReaderWeightsError, match=says):
+        read_delta(write(tmp_path, encoder_layers=kept))
+
+
+def test_a_shallower_reader_s_graph_has_its_layers_and_takes_e5_s_for_those_it_did_not_train(tmp_path, e5_file):
+    import onnx
+
+    tensors = {k: v for k, v in heads().items() if k != LAYER}
+    tensors["bert.encoder.layer.1.output.LayerNorm.bias"] = np.full(384, 0.5, np.float32)
+    delta = read_delta(
+        write(tmp_path, tensors, encoder_layers=[2, 9], base_model={"sha256": file_sha256(e5_file.path)})
+    )
+    graph = onnx.load(str(converted_reader(tmp_path / "models", e5_file.path, delta, "fp32"))).graph
+    weights = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
+    assert sorted({name.split(".")[0] for name in weights if name[1:2].isdigit()}) == ["l0", "l1"]
+    assert np.array_equal(weights["l0.q.w"], np.ascontiguousarray(e5_file.matrix("l2.q.w", 384).T))
+    assert np.array_equal(weights["l1.q.w"], np.ascontiguousarray(e5_file.matrix("l9.q.w", 384).T))
+    assert np.array_equal(weights["l1.oln.b"], np.full(384, 0.5, np.float32))  # the delta's own
+
+
+def test_a_shallower_reader_keeping_a_layer_e5_lacks_is_refused_at_conversion(tmp_path, e5_file):
+    tensors = {k: v for k, v in heads().items() if k != LAYER}
+    delta = read_delta(
+        write(tmp_path, tensors, encoder_layers=[0, 12], base_model={"sha256": file_sha256(e5_file.path)})
+    )
+    with pytest.raises(ReaderWeightsError, match="E5 has 12"):
+        converted_reader(tmp_path / "models", e5_file.path, delta, "fp32")

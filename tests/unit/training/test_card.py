@@ -223,3 +223,32 @@ def test_a_card_stops_a_run_at_the_step_its_weights_were_taken(parent_step, own_
     card = model_card(MANIFEST | {"training": training}, flags=("steps", "init_from", "first_batch"))
     commands = card.split("```bash\n")[1].split("```")[0].splitlines()
     assert [c.split("--threads 2")[1] for c in commands[:2]] == stops
+
+
+def test_a_distilled_shallower_reader_s_card_says_its_layers_and_teacher_and_gives_them_back_as_flags():
+    parent = {
+        "file": "reader.safetensors",
+        "dtype": "int8",
+        "sha256": "78" * 32,
+        "step": 2000,
+        "seconds": 3600.0,
+        "config": TRAINED["config"],
+    }
+    config = {
+        **TRAINED["config"],
+        "trainable_layers": 6,
+        "encoder_layers": [0, 2, 4, 7, 9, 11],
+        "init_from": "models/reader/reader.safetensors",
+        "teacher": "models/reader/reader.safetensors",
+    }
+    teacher = {"file": "reader.safetensors", "sha256": "78" * 32, "steps": 2000, "encoder_layers": None}
+    manifest = MANIFEST | {"layers": list(range(6)), "encoder_layers": config["encoder_layers"]}
+    card = model_card(
+        manifest | {"training": {**TRAINED, "config": config, "init": parent, "teacher": teacher}},
+        flags=("init_from", "encoder_layers", "teacher"),
+    )
+    assert "a shallower encoder of 6 of E5's 12 layers (E5's 0, 2, 4, 7, 9, 11), its layers 0–5 trained" in card
+    assert "distilled from the reader `reader.safetensors` (SHA-256 `7878787878787878…`, step 2,000)" in card
+    command = card.split("```bash\n")[1].split("```")[0].splitlines()[2]  # after the parent's run and export
+    assert "--trainable-layers all" in command and "--encoder-layers 0,2,4,7,9,11" in command
+    assert "--init-from PARENT/reader.safetensors" in command and "--teacher PARENT/reader.safetensors" in command

@@ -155,7 +155,7 @@ def test_a_new_pass_starts_from_an_exported_reader_when_its_run_s_checkpoints_ar
     assert more.step == 1 and checkpoints.read_config(tmp_path / "more")["init"]["sha256"] == manifest["sha256"]
     with pytest.raises(ValueError, match="new pass"):  # an export keeps no place in a pass
         train(dataclasses.replace(CONFIG, init_from=str(exported), first_batch=4), tmp_path / "middle")
-    with pytest.raises(ValueError, match="other layers"):
+    with pytest.raises(ValueError, match="other trainable_layers"):
         train(dataclasses.replace(CONFIG, trainable_layers=2, init_from=str(exported)), tmp_path / "layers")
 
 
