@@ -132,15 +132,19 @@ def test_a_continuation_s_card_gives_its_parent_s_command_first_and_counts_both_
     assert "3.0 hours of training steps" in card  # its own 2 and its parent's 1
 
 
+# The record of an exported reader a run went on from (train.continued_from_export)
+EXPORTED_PARENT = {
+    "file": "reader.safetensors",
+    "dtype": "int8",
+    "sha256": "78" * 32,
+    "step": 2000,
+    "seconds": 3600.0,
+    "config": TRAINED["config"],
+}
+
+
 def test_a_continuation_from_an_exported_reader_s_card_exports_its_parent_before_going_on():
-    parent = {
-        "file": "reader.safetensors",
-        "dtype": "int8",
-        "sha256": "78" * 32,
-        "step": 2000,
-        "seconds": 3600.0,
-        "config": TRAINED["config"],
-    }
+    parent = EXPORTED_PARENT
     config = {**TRAINED["config"], "init_from": "models/reader/reader.safetensors", "first_batch": 0}
     card = model_card(
         MANIFEST | {"training": {**TRAINED, "config": config, "init": parent}}, flags=("init_from", "first_batch")
@@ -226,14 +230,7 @@ def test_a_card_stops_a_run_at_the_step_its_weights_were_taken(parent_step, own_
 
 
 def test_a_distilled_shallower_reader_s_card_says_its_layers_and_teacher_and_gives_them_back_as_flags():
-    parent = {
-        "file": "reader.safetensors",
-        "dtype": "int8",
-        "sha256": "78" * 32,
-        "step": 2000,
-        "seconds": 3600.0,
-        "config": TRAINED["config"],
-    }
+    parent = EXPORTED_PARENT
     config = {
         **TRAINED["config"],
         "trainable_layers": 6,
