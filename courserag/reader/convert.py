@@ -2,11 +2,12 @@
 
 As E5's own conversion (courserag/embedders/e5_convert.py): fp32 written with `onnx`, int8 by
 onnxruntime's dynamic quantization of the weight MatMuls (one scale per output channel), each
-written to a temporary name and renamed. The two heads stay float32, and so do the
-feed-forward blocks' output products (FLOAT_WEIGHTS): their input is GELU's output, whose range
-is the widest in a layer, and quantized to 8 bits per tensor it moved the trained reader's
-span logits most (docs/DECISIONS.md). The folder is named by the model file's fingerprint, the
-delta's SHA-256 and the recipe's revision, so new weights or a new recipe are converted anew.
+written to a temporary name and renamed. The two heads stay float32. The feed-forward
+blocks' output products are quantized after their input's range is moved into their weights
+(smoothing.py): GELU's output, quantized to 8 bits per tensor as it is, moved the trained
+reader's span logits most (docs/DECISIONS.md). The folder is named by the model file's
+fingerprint, the delta's SHA-256 and the recipe's revision, so new weights or a new recipe
+are converted anew.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from courserag.reader.delta import ReaderDelta, ReaderWeightsError
 
 log = logging.getLogger(__name__)
 
-GRAPH_REVISION = 2  # bumped when graph.py or the int8 recipe changes what the model computes
-FLOAT_WEIGHTS = (".fo.w",)  # the weight MatMuls int8 leaves in float32, by their weight's name
+GRAPH_REVISION = 3  # bumped when graph.py or the int8 recipe changes what the model computes
 
 
 def converted_reader(cache_dir: Path, model_file: Path, delta: ReaderDelta, precision: str) -> Path:
@@ -46,8 +46,7 @@ def converted_reader(cache_dir: Path, model_file: Path, delta: ReaderDelta, prec
     if precision == "int8":
         from courserag.reader.graph import HEAD_NODES
 
-        keep = HEAD_NODES + float_products(fp32)
-        write_atomically(target, lambda tmp: quantize_int8(fp32, tmp, keep_float=keep))
+        write_atomically(target, lambda tmp: _quantize_smoothed(fp32, tmp, keep_float=HEAD_NODES))
     log.info("converted the reader to %s in %.1f s (once)", target, time.perf_counter() - started)
     return target
 
@@ -60,14 +59,16 @@ def _export_fp32(model_file: Path, delta: ReaderDelta, target: Path) -> None:
     onnx.save(reader_model(read_e5(model_file), delta), str(target))
 
 
-def float_products(fp32: Path) -> tuple[str, ...]:
-    """The names of the MatMul nodes whose weight FLOAT_WEIGHTS keeps in float32."""
+def _quantize_smoothed(fp32: Path, target: Path, keep_float: tuple[str, ...]) -> None:
+    """int8 from the fp32 graph with its feed-forward output products smoothed (smoothing.py),
+    written beside `target` only for the quantizer to read."""
     import onnx
 
-    graph = onnx.load(str(fp32), load_external_data=False).graph
-    weights = {i.name for i in graph.initializer}
-    return tuple(
-        n.name
-        for n in graph.node
-        if n.op_type == "MatMul" and n.input[1] in weights and n.input[1].endswith(FLOAT_WEIGHTS)
-    )
+    from courserag.reader.smoothing import smoothed
+
+    smooth = target.with_name(target.name + ".smoothed.onnx")
+    try:
+        onnx.save(smoothed(onnx.load(str(fp32))), str(smooth))
+        quantize_int8(smooth, target, keep_float=keep_float)
+    finally:
+        smooth.unlink(missing_ok=True)

@@ -88,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--batch-size", type=int, default=32)
     evaluate.add_argument("--threshold", type=float, default=0.5, help="answerability probability to answer")
     _reading_flags(evaluate, "scored apart")
+    evaluate.add_argument(
+        "--crowd",
+        type=int,
+        default=0,
+        help="read each held-out question over its own passage among this many of its set's passages "
+        "nearest it, as the product reads retrieved passages (crowd.py)",
+    )
     evaluate.add_argument("--json", type=Path, help="also write the scores here")
     evaluate.add_argument(
         "--onnx", choices=("fp32", "int8"), help="with --delta: read with the product's ONNX reader at this precision"
@@ -184,6 +191,7 @@ def _repeats(values: list[str]) -> dict[str, int]:
 def _evaluate(args) -> int:
     from courserag.embedders.e5_format import locate_model, read_e5
     from courserag.reader.tokens import ReaderTokenizer
+    from training.reader.crowd import crowded
     from training.reader.data import WindowConfig, featurize
     from training.reader.distractors import reading_shares, with_readings
     from training.reader.evaluate import score
@@ -195,7 +203,8 @@ def _evaluate(args) -> int:
     forward, config = _onnx_reader(args) if args.onnx else _torch_reader(args, e5)
     tokenizer = ReaderTokenizer(e5)
     examples = pinned_examples(_sets(args.sets, config["sets"]), "held_out", args.max_examples, 0, args.data_dir)
-    examples = with_readings(examples, reading_shares(args))
+    readings = with_readings(examples, reading_shares(args))[len(examples) :]
+    examples = crowded(examples, args.crowd) + readings
     window = WindowConfig(config["max_tokens"], config["stride"], config["max_question_tokens"])
     data = featurize(examples, tokenizer, window)
     scores = score(examples, forward(data, tokenizer.pad, args.batch_size), args.threshold)

@@ -95,14 +95,20 @@ def written_terms(text: str) -> dict[str, str]:
 
 def nearest_passage(question: str, index: dict, idf: dict, allowed: Callable[[int], bool]) -> int | None:
     """The passage sharing the most weight of the question's terms that is `allowed` (of equal
-    weights, the first passage); None when none shares one. The terms are summed in sorted
-    order, so the choice never depends on the process's string hashing."""
+    weights, the first passage); None when none shares one."""
+    return next(iter(nearest_passages(question, index, idf, allowed, 1)), None)
+
+
+def nearest_passages(question: str, index: dict, idf: dict, allowed: Callable[[int], bool], count: int) -> list[int]:
+    """Up to `count` `allowed` passages sharing the most weight of the question's terms, nearest
+    first (of equal weights, the first passage); only passages that share one. The terms are
+    summed in sorted order, so the choice never depends on the process's string hashing."""
     scores: Counter = Counter()
     for term in sorted(terms(question)):
         for p in index.get(term, ()):
             scores[p] += idf[term]
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
-    return next((p for p, _ in ranked if allowed(p)), None)
+    return [p for p, _ in ranked if allowed(p)][:count]
 
 
 def rare_term_index(passages: Sequence[str]) -> tuple[dict[str, list[int]], dict[str, float]]:
@@ -119,7 +125,7 @@ def rare_term_index(passages: Sequence[str]) -> tuple[dict[str, list[int]], dict
     return index, idf
 
 
-def _not_answering(passages: Sequence[str], mine: int, example: Example) -> Callable[[int], bool]:
+def not_answering(passages: Sequence[str], mine: int, example: Example) -> Callable[[int], bool]:
     """Whether passage p is another than the question's own and holds none of its answers."""
     return lambda p: p != mine and not holds_answer(passages[p], example)
 
@@ -154,7 +160,7 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
     out = []
     for i in picked.tolist():
         example = examples[i]
-        allowed = _not_answering(passages, own[example.context], example)
+        allowed = not_answering(passages, own[example.context], example)
         p = nearest_passage(example.question, index, idf, allowed)
         if p is None:
             p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
@@ -311,7 +317,7 @@ def _set_swapped(members: list[Example], wanted: list[Example], positions: list[
         anchors = sorted(t for t in (asked & said) - in_answers if t in idf)
         if not anchors:
             continue
-        donor = nearest_passage(example.question, index, idf, _not_answering(passages, mine, example))
+        donor = nearest_passage(example.question, index, idf, not_answering(passages, mine, example))
         if donor is None:
             continue
         for p in (mine, donor):

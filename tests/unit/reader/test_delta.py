@@ -120,18 +120,18 @@ def test_an_int8_matrix_without_its_scales_is_refused(tmp_path):
         read_delta(write(tmp_path, tensors))
 
 
-def test_the_int8_reader_keeps_its_heads_and_feed_forward_outputs_in_float32(tmp_path, e5_file):
+def test_the_int8_reader_keeps_only_its_heads_in_float32_and_smooths_the_feed_forward_outputs(tmp_path, e5_file):
     import onnx
-
-    from courserag.reader.convert import FLOAT_WEIGHTS
 
     delta = read_delta(write(tmp_path, base_model={"sha256": file_sha256(e5_file.path)}))
     graph = onnx.load(str(converted_reader(tmp_path / "models", e5_file.path, delta, "int8"))).graph
     weights = {i.name for i in graph.initializer}
     float_products = sorted(n.input[1] for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights)
-    assert float_products == sorted([f"l{layer}{FLOAT_WEIGHTS[0]}" for layer in range(12)] + ["answer.w", "span.w"])
+    assert float_products == ["answer.w", "span.w"]
     quantized = [n for n in graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
-    assert len(quantized) == 12 * 5  # q, k, v, the attention output and the feed-forward input of each layer
+    assert len(quantized) == 12 * 6  # q, k, v, the attention output, the feed-forward input and output
+    assert sum(n.op_type == "Mul" and n.output[0].endswith(".fo.scaled_input") for n in graph.node) == 12
+    assert not [p.name for p in (tmp_path / "models").rglob("*") if p.is_file() and "smoothed" in p.name]
 
 
 def test_a_shallower_reader_says_which_of_e5_s_layers_its_encoder_keeps(tmp_path):
