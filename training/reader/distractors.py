@@ -44,6 +44,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -108,7 +109,7 @@ def nearest_passages(question: str, index: dict, idf: dict, allowed: Callable[[i
         for p in index.get(term, ()):
             scores[p] += idf[term]
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
-    return [p for p, _ in ranked if allowed(p)][:count]
+    return list(islice((p for p, _ in ranked if allowed(p)), count))
 
 
 def rare_term_index(passages: Sequence[str]) -> tuple[dict[str, list[int]], dict[str, float]]:
