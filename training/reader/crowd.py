@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from training.reader.distractors import nearest_passages, not_answering, positions_by_set, rare_term_index
+from training.reader.distractors import nearest_or_seeded, not_answering, positions_by_set, rare_term_index
 from training.reader.sets import Answer, Example
 
 SEPARATOR = "\n\n"
@@ -33,11 +33,11 @@ def crowded(examples: Sequence[Example], others: int, seed: int = 0) -> list[Exa
     `examples` themselves when `others` is 0."""
     if others <= 0:
         return list(examples)
-    out: list[Example | None] = [None] * len(examples)
+    out = list(examples)
     for members in positions_by_set(examples):
         for i, example in zip(members, _set_crowded([examples[i] for i in members], others, seed)):
             out[i] = example
-    return [example for example in out if example is not None]
+    return out
 
 
 def _set_crowded(examples: list[Example], others: int, seed: int) -> list[Example]:
@@ -48,11 +48,7 @@ def _set_crowded(examples: list[Example], others: int, seed: int) -> list[Exampl
     out = []
     for example in examples:
         allowed = not_answering(passages, own[example.context], example)
-        near = nearest_passages(example.question, index, idf, allowed, others)
-        if len(near) < others:
-            near += [p for p in rng.permutation(len(passages)).tolist() if allowed(p) and p not in near][
-                : others - len(near)
-            ]
+        near = nearest_or_seeded(example.question, index, idf, allowed, others, rng, len(passages))
         out.append(among(example, [passages[p] for p in near], int(rng.integers(len(near) + 1))))
     return out
 

@@ -112,6 +112,18 @@ def nearest_passages(question: str, index: dict, idf: dict, allowed: Callable[[i
     return list(islice((p for p, _ in ranked if allowed(p)), count))
 
 
+def nearest_or_seeded(
+    question: str, index: dict, idf: dict, allowed: Callable[[int], bool], count: int, rng, passages: int
+) -> list[int]:
+    """Up to `count` `allowed` passages nearest the question (`nearest_passages`), made up with
+    allowed ones in a seeded order of the `passages` when fewer share a term with it."""
+    near = nearest_passages(question, index, idf, allowed, count)
+    if len(near) < count:
+        seeded = (p for p in rng.permutation(passages).tolist() if allowed(p) and p not in near)
+        near += islice(seeded, count - len(near))
+    return near
+
+
 def rare_term_index(passages: Sequence[str]) -> tuple[dict[str, list[int]], dict[str, float]]:
     """(term → the passages holding it, term → its inverse document frequency) over the terms
     in at most a COMMON share of `passages` (two at least): the terms that say what a passage
@@ -162,10 +174,7 @@ def _set_distractors(examples: list[Example], positions: list[int], share: float
     for i in picked.tolist():
         example = examples[i]
         allowed = not_answering(passages, own[example.context], example)
-        p = nearest_passage(example.question, index, idf, allowed)
-        if p is None:
-            p = next((q for q in rng.permutation(len(passages)).tolist() if allowed(q)), None)
-        if p is not None:
+        for p in nearest_or_seeded(example.question, index, idf, allowed, 1, rng, len(passages)):
             out.append((positions[i], replace(example, qid=example.qid + SUFFIX, context=passages[p], answers=())))
     return out
 
