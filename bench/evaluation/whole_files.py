@@ -52,7 +52,7 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
     from bench.evaluation.ingest import build_directory, corpus_language
     from bench.evaluation.load import load_set
     from courserag.config.settings import Settings
-    from courserag.embedders import CachingEmbedder, get_embedder
+    from courserag.embedders import CachingEmbedder, get_embedder, vector_space
     from courserag.engine.facade import RagEngine
     from courserag.ingest.pipeline import IngestConfig, ingest_file
     from courserag.retrieval.sentence_vectors import embed_chunks
@@ -64,7 +64,9 @@ def run(set_dir: Path, limit: int | None = None, titles: int | None = None, sett
     cached = CachingEmbedder(inner, base.data_dir / "eval-cache")
     workdir = Path(tempfile.mkdtemp(prefix="courserag-whole-"))
     try:
-        store = LocalCourseStore(workdir / "index", cached.dim, base.embedding_model)
+        store = LocalCourseStore(
+            workdir / "index", cached.dim, vector_space(base.embedding_model, base.embedding_backend)
+        )
         config = replace(IngestConfig.of(base, cached), budget=None)  # our own text: parsed in this process
         chunks = 0
         for title in eval_set.titles:

@@ -17,6 +17,7 @@ from courserag.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small+use-multilingual-v3"
+DEFAULT_EMBEDDING_BACKEND = "onnx-int8"  # E5 quantized (embedders/e5_convert.py)
 HF_ROUTER_URL = "https://router.huggingface.co/v1"  # Hugging Face inference providers, OpenAI-compatible
 HF_DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"  # English and Chinese; any router model can be set with LLM_MODEL
 SPACE_PROXIES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")  # where a Space's proxy connects from
@@ -146,7 +147,7 @@ class Settings:
     # embedded 1.4-1.7x faster than 32 (less padding, activations stay in cache; bench/).
     embedding_batch_size: int = setting("EMBEDDING_BATCH_SIZE", 8)
     # "torch", or "onnx" / "onnx-int8" (onnxruntime, see courserag/embedders/onnx.py).
-    embedding_backend: str = setting("EMBEDDING_BACKEND", "onnx-int8")
+    embedding_backend: str = setting("EMBEDDING_BACKEND", DEFAULT_EMBEDDING_BACKEND)
     # Intra-op threads of torch and FAISS (they share one OpenMP pool) and onnxruntime.
     # 1 by default: on a shared 2-core machine two spinning threads per request made a
     # question 3-5x slower (docs/DECISIONS.md); 0 = the libraries' default (one per core).

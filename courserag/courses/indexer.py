@@ -19,7 +19,7 @@ from typing import Callable
 from courserag.config.persistence import file_sha256
 from courserag.config.settings import Settings
 from courserag.courses.directory import Course
-from courserag.embedders import Embedder
+from courserag.embedders import Embedder, vector_space
 from courserag.errors import CourseRagError
 from courserag.ingest.parsers import SUPPORTED_EXTENSIONS
 from courserag.ingest.pipeline import IngestConfig, ingest_file
@@ -109,11 +109,11 @@ def _walk(docs: Path) -> tuple[list[Path], list[Path]]:
 
 def _plan(store: CourseStore, course: Course, settings: Settings, rebuild: bool) -> tuple[str, dict, frozenset[str]]:
     """(why everything is re-embedded or "", what is indexed now, unreadable files)."""
-    built = store.index_model(course.id)
+    built, space = store.index_model(course.id), vector_space(settings.embedding_model, settings.embedding_backend)
     if rebuild:
         return "rebuild", {}, frozenset()
-    if built is not None and built != settings.embedding_model:
-        return f"the embedding model changed from {built} to {settings.embedding_model}", {}, frozenset()
+    if built is not None and built != space:
+        return f"the embedding model changed from {built} to {space}", {}, frozenset()
     return "", store.files(course.id), store.unreadable_files(course.id)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "l2_normalize",
     "resolve_model_path",
     "set_cpu_threads",
+    "vector_space",
 ]
 
 
@@ -106,3 +107,16 @@ def model_in(embedder: Embedder, name: str) -> Embedder | None:
     if isinstance(inner, EnsembleEmbedder):
         return next((found for part, _ in inner.parts if (found := model_in(part, name))), None)
     return embedder if inner.name.split("+")[0] == name else None
+
+
+def vector_space(model: str, backend: str) -> str:
+    """What a course store records of its vectors and compares before it searches them: the
+    embedding `model`, and where E5 runs quantized (`backend` onnx-int8) the revision of the
+    int8 recipe its vectors came from (another recipe's vectors differ a little, so an index
+    of them is another space: it is rebuilt, never searched with mixed vectors)."""
+    from courserag.embedders.e5_convert import INT8_VECTORS_REVISION
+
+    keys = {part.strip().lower().split("/")[-1] for part in model.split("+")}
+    if backend == "onnx-int8" and keys & E5_NAMES:
+        return f"{model} (E5 int8 r{INT8_VECTORS_REVISION})"
+    return model

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from courserag.embedders.base import Embedder, l2_normalize
-from courserag.embedders.e5_convert import PRECISIONS, converted_model
+from courserag.embedders.e5_convert import INT8_VECTORS_REVISION, PRECISIONS, converted_model
 from courserag.embedders.e5_format import dequantize_q4, locate_model, read_e5
 from courserag.embedders.e5_outputs import OUTPUT, TOKENS
 from courserag.embedders.e5_tokenizer import PASSAGE_PREFIX, QUERY_PREFIX, E5Tokenizer
@@ -79,7 +79,9 @@ class E5Embedder(Embedder):
         if token_budget < 1:
             raise ValueError(f"token_budget must be > 0, but got {token_budget}")
         self.precision = precision
-        self.name = MODEL_NAME if precision == "fp32" else f"{MODEL_NAME}+{precision}"
+        # Caches of vectors are keyed by the name: an int8 recipe that changes the vectors
+        # renames it, so no cache hands back the old recipe's vectors.
+        self.name = MODEL_NAME if precision == "fp32" else f"{MODEL_NAME}+{precision}-r{INT8_VECTORS_REVISION}"
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.threads = threads
         self.model_file = Path(model_file) if model_file else None

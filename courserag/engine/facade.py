@@ -20,7 +20,7 @@ from courserag.catalog.load import CatalogSource
 from courserag.config.settings import Settings, secret
 from courserag.courses.directory import Course, CourseDirectory, load_course_directory, load_or_last_good, remember_good
 from courserag.courses.indexer import BuildSummary, build_course
-from courserag.embedders import Embedder, get_embedder
+from courserag.embedders import Embedder, get_embedder, vector_space
 from courserag.engine.catalog_path import CatalogPath
 from courserag.engine.materials_path import MaterialsPath
 from courserag.engine.parts import EngineParts
@@ -133,9 +133,12 @@ class RagEngine:
             if not chunks:
                 return IndexStatus(course_id, "missing")
             files = len(self.store.files(course_id))
-            built = self.store.index_model(course_id)
-            if built is not None and built != self.settings.embedding_model:
-                error = EmbeddingSpaceError(course_id, built, self.settings.embedding_model)
+            built, space = (
+                self.store.index_model(course_id),
+                vector_space(self.settings.embedding_model, self.settings.embedding_backend),
+            )
+            if built is not None and built != space:
+                error = EmbeddingSpaceError(course_id, built, space)
                 return IndexStatus(course_id, "other_model", files, chunks, str(error), error.notice)
             return IndexStatus(
                 course_id, "ready", files, chunks, damaged=tuple(sorted(self.store.unreadable_files(course_id)))

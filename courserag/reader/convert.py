@@ -2,10 +2,8 @@
 
 As E5's own conversion (courserag/embedders/e5_convert.py): fp32 written with `onnx`, int8 by
 onnxruntime's dynamic quantization of the weight MatMuls (one scale per output channel), each
-written to a temporary name and renamed. The two heads stay float32. The feed-forward
-blocks' output products are quantized after their input's range is moved into their weights
-(smoothing.py): GELU's output, quantized to 8 bits per tensor as it is, moved the trained
-reader's span logits most (docs/DECISIONS.md). The folder is named by the model file's
+written to a temporary name and renamed, the products' input ranges moved into their weights
+first (e5_smoothing.py). The two heads stay float32. The folder is named by the model file's
 fingerprint, the delta's SHA-256 and the recipe's revision, so new weights or a new recipe
 are converted anew.
 """
@@ -23,7 +21,7 @@ from courserag.reader.delta import ReaderDelta, ReaderWeightsError
 
 log = logging.getLogger(__name__)
 
-GRAPH_REVISION = 3  # bumped when graph.py or the int8 recipe changes what the model computes
+GRAPH_REVISION = 4  # bumped when graph.py or the int8 recipe changes what the model computes
 
 
 def converted_reader(cache_dir: Path, model_file: Path, delta: ReaderDelta, precision: str) -> Path:
@@ -46,7 +44,7 @@ def converted_reader(cache_dir: Path, model_file: Path, delta: ReaderDelta, prec
     if precision == "int8":
         from courserag.reader.graph import HEAD_NODES
 
-        write_atomically(target, lambda tmp: _quantize_smoothed(fp32, tmp, keep_float=HEAD_NODES))
+        write_atomically(target, lambda tmp: quantize_int8(fp32, tmp, keep_float=HEAD_NODES))
     log.info("converted the reader to %s in %.1f s (once)", target, time.perf_counter() - started)
     return target
 
@@ -57,18 +55,3 @@ def _export_fp32(model_file: Path, delta: ReaderDelta, target: Path) -> None:
     from courserag.reader.graph import reader_model
 
     onnx.save(reader_model(read_e5(model_file), delta), str(target))
-
-
-def _quantize_smoothed(fp32: Path, target: Path, keep_float: tuple[str, ...]) -> None:
-    """int8 from the fp32 graph with its feed-forward output products smoothed (smoothing.py),
-    written beside `target` only for the quantizer to read."""
-    import onnx
-
-    from courserag.reader.smoothing import smoothed
-
-    smooth = target.with_name(target.name + ".smoothed.onnx")
-    try:
-        onnx.save(smoothed(onnx.load(str(fp32))), str(smooth))
-        quantize_int8(smooth, target, keep_float=keep_float)
-    finally:
-        smooth.unlink(missing_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from courserag.config.settings import Settings
+from courserag.embedders import vector_space
 from courserag.stores.base import CourseHits, CourseStore, FileRecord, StoreHealth
 from courserag.stores.fallback import FallbackCourseStore
 from courserag.stores.local import LocalCourseStore
@@ -29,7 +30,9 @@ def build_store(settings: Settings, dim: int) -> CourseStore:
 
     With Weaviate configured, a local index that was built earlier serves as the fallback
     when Weaviate is unreachable (FallbackCourseStore)."""
-    local = LocalCourseStore(local_store_path(settings), dim, settings.embedding_model)
+    local = LocalCourseStore(
+        local_store_path(settings), dim, vector_space(settings.embedding_model, settings.embedding_backend)
+    )
     if not settings.weaviate_url:
         return local
     from courserag.stores.weaviate import WeaviateConfig, WeaviateCourseStore

@@ -31,7 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
-from courserag.config.settings import DEFAULT_EMBEDDING_MODEL
+from courserag.config.settings import DEFAULT_EMBEDDING_BACKEND, DEFAULT_EMBEDDING_MODEL
+from courserag.embedders import vector_space
 from courserag.errors import EmbeddingSpaceError, StoreUnavailableError
 from courserag.i18n.messages import Notice
 from courserag.lang.textnorm import word_tokens
@@ -86,10 +87,12 @@ class LocalCourseStore:
 
     name = "local"
 
-    def __init__(self, root: Path, dim: int = 384, model: str = DEFAULT_EMBEDDING_MODEL):
+    def __init__(
+        self, root: Path, dim: int = 384, model: str = vector_space(DEFAULT_EMBEDDING_MODEL, DEFAULT_EMBEDDING_BACKEND)
+    ):
         self.root = Path(root)
         self.dim = dim
-        self.model = model  # the embedding model this app searches with
+        self.model = model  # the vectors' space this app searches with (embedders.vector_space)
         self._indexes: dict[str, tuple[float, ChunkIndex, frozenset[str]]] = {}
         self._lock = threading.RLock()
 

@@ -19,8 +19,9 @@ SEARCH_MODES = ("separate", "hybrid")
 
 
 def collection_for(prefix: str, model: str) -> str:
-    """One collection per embedding model ("CourseChunks_multilingual_e5_small"): vectors of
-    two models can never meet in one collection, and switching models starts a fresh one."""
+    """One collection per embedding space ("CourseChunks_multilingual_e5_small_E5_int8_r3",
+    embedders.vector_space): vectors of two models, or of two int8 recipes, can never meet in
+    one collection, and switching starts a fresh one."""
     slug = re.sub(r"[^A-Za-z0-9]+", "_", model.split("/")[-1]).strip("_")
     return f"{prefix}_{slug}" if slug else prefix
 
@@ -40,7 +41,7 @@ class WeaviateConfig:
     timeout_s: float = 5.0
     search: str = "separate"
     hybrid_alpha: float = 0.5
-    embedding_model: str = ""  # the model of the vectors this collection holds
+    embedding_model: str = ""  # the vectors' space this collection holds (embedders.vector_space)
 
     def __post_init__(self) -> None:
         if not self.url:
@@ -57,11 +58,14 @@ class WeaviateConfig:
     @classmethod
     def from_settings(cls, settings: "Settings") -> "WeaviateConfig":
         """The Weaviate part of the settings; ConfigError if WEAVIATE_URL is not set."""
+        from courserag.embedders import vector_space
+
+        space = vector_space(settings.embedding_model, settings.embedding_backend)
         return cls(
             url=settings.weaviate_url or "",
             grpc_url=settings.weaviate_grpc_url,
-            collection=collection_for(settings.weaviate_collection, settings.embedding_model),
-            embedding_model=settings.embedding_model,
+            collection=collection_for(settings.weaviate_collection, space),
+            embedding_model=space,
             timeout_s=float(settings.weaviate_timeout_s),
             search=settings.weaviate_search,
             hybrid_alpha=float(settings.weaviate_hybrid_alpha),

@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
+import pytest
+
 from courserag.config.settings import Settings
 from courserag.courses.directory import Course
 from courserag.courses.indexer import build_course
+from courserag.embedders import vector_space
+from courserag.errors import EmbeddingSpaceError
 from courserag.stores.local import LocalCourseStore
 
 
@@ -35,6 +40,22 @@ def test_a_changed_embedding_model_re_embeds_everything_into_a_new_generation(tm
     assert store.index_model("c1") == "new-model" and store.count("c1") > 0
     third = build_course(course, store, fake_embedder, new)  # and incremental again afterwards
     assert third.skipped == 2 and third.indexed == 0
+
+
+def test_an_index_of_e5_s_earlier_int8_recipe_is_re_embedded_and_searched_only_after(tmp_path, fake_embedder):
+    """An index written before the int8 recipe was smoothed recorded the model alone; its
+    vectors differ a little from today's, so it is another space: refused, then rebuilt."""
+    course = _course(tmp_path)
+    settings = Settings(data_dir=tmp_path)  # E5 + USE, int8
+    earlier = LocalCourseStore(tmp_path / "index", 8, settings.embedding_model)
+    build_course(course, earlier, fake_embedder, replace(settings, embedding_backend="onnx"))  # the model alone
+    store = LocalCourseStore(tmp_path / "index", 8)  # today's default space
+    with pytest.raises(EmbeddingSpaceError):
+        store.vector_search("c1", np.zeros(8, np.float32), 3)
+    rebuilt = build_course(course, store, fake_embedder, settings)
+    assert rebuilt.indexed == 2 and "(E5 int8 r3)" in rebuilt.reason
+    assert store.index_model("c1") == vector_space(settings.embedding_model, settings.embedding_backend)
+    assert store.vector_search("c1", np.zeros(8, np.float32), 3)
 
 
 def test_a_rebuild_keeps_the_old_index_until_it_is_done_and_a_failed_rebuild_changes_nothing(tmp_path, fake_embedder):

@@ -14,6 +14,7 @@ from courserag.embedders import (
     dim_from_config,
     get_embedder,
     resolve_model_path,
+    vector_space,
 )
 
 # -- CachingEmbedder --------------------------------------------------------------------------
@@ -207,3 +208,26 @@ def test_passage_batches_on_two_threads_give_the_same_vectors(embedder, monkeypa
     monkeypatch.setattr(e5_module, "PASSAGE_WORKERS", 1)
     one_thread = model.embed_batch(texts, 8)
     assert np.array_equal(together, one_thread)
+
+
+# -- vector_space -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "backend", "space"),
+    [
+        (
+            "multilingual-e5-small+use-multilingual-v3",
+            "onnx-int8",
+            "multilingual-e5-small+use-multilingual-v3 (E5 int8 r3)",
+        ),
+        ("multilingual-e5-small", "onnx-int8", "multilingual-e5-small (E5 int8 r3)"),
+        ("intfloat/multilingual-e5-small", "onnx-int8", "intfloat/multilingual-e5-small (E5 int8 r3)"),
+        ("multilingual-e5-small+use-multilingual-v3", "onnx", "multilingual-e5-small+use-multilingual-v3"),  # fp32
+        ("multilingual-e5-small", "torch", "multilingual-e5-small"),
+        ("all-MiniLM-L6-v2", "onnx-int8", "all-MiniLM-L6-v2"),  # not E5: its recipe never changed
+        ("use-multilingual-v3", "onnx-int8", "use-multilingual-v3"),
+    ],
+)
+def test_a_store_s_vector_space_names_e5_s_int8_recipe_only_where_e5_is_quantized(model, backend, space):
+    assert vector_space(model, backend) == space

@@ -120,7 +120,7 @@ def test_an_int8_matrix_without_its_scales_is_refused(tmp_path):
         read_delta(write(tmp_path, tensors))
 
 
-def test_the_int8_reader_keeps_only_its_heads_in_float32_and_smooths_the_feed_forward_outputs(tmp_path, e5_file):
+def test_the_int8_reader_keeps_only_its_heads_in_float32_and_smooths_the_products_it_quantizes(tmp_path, e5_file):
     import onnx
 
     delta = read_delta(write(tmp_path, base_model={"sha256": file_sha256(e5_file.path)}))
@@ -130,7 +130,7 @@ def test_the_int8_reader_keeps_only_its_heads_in_float32_and_smooths_the_feed_fo
     assert float_products == ["answer.w", "span.w"]
     quantized = [n for n in graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeMatMul")]
     assert len(quantized) == 12 * 6  # q, k, v, the attention output, the feed-forward input and output
-    assert sum(n.op_type == "Mul" and n.output[0].endswith(".fo.scaled_input") for n in graph.node) == 12
+    assert sum(n.op_type == "Mul" and n.output[0].endswith(".scaled_input") for n in graph.node) == 12 * 3
     assert not [p.name for p in (tmp_path / "models").rglob("*") if p.is_file() and "smoothed" in p.name]
 
 

@@ -34,15 +34,17 @@ def test_config_from_settings_takes_only_the_weaviate_part():
     assert WeaviateConfig.from_settings(settings) == WeaviateConfig(
         url="http://db:8080",
         grpc_url="db:50052",
-        collection="Chunks2_multilingual_e5_small_use_multilingual_v3",
+        collection="Chunks2_multilingual_e5_small_use_multilingual_v3_E5_int8_r3",
         timeout_s=7.0,
         search="hybrid",
         hybrid_alpha=0.3,
-        embedding_model="multilingual-e5-small+use-multilingual-v3",
+        embedding_model="multilingual-e5-small+use-multilingual-v3 (E5 int8 r3)",
     )
-    # One collection per embedding model: two models' vectors never meet.
+    # One collection per vector space: two models' vectors, or two int8 recipes', never meet.
     other = dataclasses.replace(settings, embedding_model="all-MiniLM-L6-v2")
     assert WeaviateConfig.from_settings(other).collection == "Chunks2_all_MiniLM_L6_v2"
+    fp32 = dataclasses.replace(settings, embedding_backend="onnx")
+    assert WeaviateConfig.from_settings(fp32).collection == "Chunks2_multilingual_e5_small_use_multilingual_v3"
     with pytest.raises(dataclasses.FrozenInstanceError):
         WeaviateConfig(url="http://db:8080").url = "http://other"  # type: ignore[misc]
 
