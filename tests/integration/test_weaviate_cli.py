@@ -8,6 +8,7 @@ import time
 import pytest
 
 from courserag.cli import ask_main, build_main
+from courserag.courses.facts import STORE_NAME as DIRECTORY_STORE
 from tests.app_helpers import free_port
 
 
@@ -92,7 +93,9 @@ def test_native_hybrid_search_mode(weaviate_env, monkeypatch, capsys):
     capsys.readouterr()
     monkeypatch.setenv("WEAVIATE_SEARCH", "hybrid")
     result = ask_json(capsys, "--course", "csc3100", "Do I need MAT-2040 before this course?")
-    assert {c["store"] for c in result["citations"]} == {"weaviate"}
-    assert "MAT-2040" in result["citations"][0]["text"]
+    # The materials come from Weaviate; the course directory's facts (who teaches it), served
+    # from course_directory.yaml whatever the store, may be cited beside them.
+    assert {c["store"] for c in result["citations"]} - {DIRECTORY_STORE} == {"weaviate"}
+    assert result["citations"][0]["store"] == "weaviate" and "MAT-2040" in result["citations"][0]["text"]
     searches = [r for r in weaviate_env.db.request_log if "hybrid" in str(r).lower()]
     assert searches
