@@ -46,9 +46,19 @@ ENSEMBLE_WEIGHTS = {"multilingual-e5-small": 0.7, "use-multilingual-v3": 0.3}
 IN_LANGUAGE_WEIGHTS = {"multilingual-e5-small": 1.0, "use-multilingual-v3": 0.0}
 
 
+def _key(name: str) -> str:
+    """A model name as the bundled models are known: "intfloat/Multilingual-E5-Small" -> "multilingual-e5-small"."""
+    return name.lower().split("/")[-1]
+
+
+def _parts(model_name: str) -> list[str]:
+    """The models of an ensemble name ("a+b"), or the one model."""
+    return [part.strip() for part in model_name.split("+") if part.strip()]
+
+
 def _model(name: str, backend: str, cache_dir: str | None, threads: int) -> Embedder:
     """One model by name: the bundled multilingual ones, or sentence-transformers."""
-    key = name.lower().split("/")[-1]
+    key = _key(name)
     if key in E5_NAMES:
         from courserag.embedders.e5 import E5Embedder
 
@@ -81,12 +91,12 @@ def get_embedder(
     threads > 0 sets the process's intra-op threads (CPU_THREADS, see set_cpu_threads);
     0 keeps the libraries' defaults. The model's own embedder is `.inner` of the result.
     """
-    names = [part.strip() for part in model_name.split("+") if part.strip()]
-    torch_free = all(n.lower().split("/")[-1] in E5_NAMES | {"use-multilingual-v3"} for n in names)
+    names = _parts(model_name)
+    torch_free = all(_key(n) in E5_NAMES | {"use-multilingual-v3"} for n in names)
     if threads > 0:
         set_cpu_threads(threads, torch_too=not torch_free)
     models = [_model(name, backend, cache_dir, threads) for name in names]
-    keys = [n.lower().split("/")[-1] for n in names]
+    keys = [_key(n) for n in names]
     model = (
         models[0]
         if len(models) == 1
@@ -116,7 +126,6 @@ def vector_space(model: str, backend: str) -> str:
     of them is another space: it is rebuilt, never searched with mixed vectors)."""
     from courserag.embedders.e5_convert import INT8_VECTORS_REVISION
 
-    keys = {part.strip().lower().split("/")[-1] for part in model.split("+")}
-    if backend == "onnx-int8" and keys & E5_NAMES:
+    if backend == "onnx-int8" and {_key(n) for n in _parts(model)} & E5_NAMES:
         return f"{model} (E5 int8 r{INT8_VECTORS_REVISION})"
     return model
